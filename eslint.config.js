@@ -1,0 +1,42 @@
+// One ESLint setting for the whole repo; each package runs `eslint src test`.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Modules that do I/O: the domain must not import them (it stays pure and testable). */
+const ioModules = [
+  'node:*',
+  'fs',
+  'fs/*',
+  'net',
+  'http',
+  'https',
+  'child_process',
+  'crypto',
+  'express',
+  'kysely',
+  'pg',
+  'better-sqlite3',
+  '@svc/*',
+];
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/target/**', '**/*.js', '**/*.mjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['packages/domain/src/**/*.ts'],
+    ignores: ['packages/domain/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ioModules, message: 'packages/domain is pure: no I/O imports (use a port).' }] },
+      ],
+    },
+  },
+);

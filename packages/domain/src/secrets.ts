@@ -1,0 +1,109 @@
+/**
+ * Secret versioning: every set creates version max+1 (numbers are never reused, also after
+ * deletions); the current value is the highest remaining version; deleting the last remaining
+ * version deletes the secret.
+ */
+import {
+  PayloadTooLargeError,
+  SecretNotFoundError,
+  ValidationError,
+  VersionConflictError,
+  VersionNotFoundError,
+} from './errors.ts';
+import type { Change, Scope, SecretType } from './model.ts';
+import { assertItemKey } from './names.ts';
+import type { SecretSealer, StoreWriter } from './ports.ts';
+
+export const SECRET_TEXT_MAX_BYTES = 64 * 1024;
+export const SECRET_FILE_MAX_BYTES = 1024 * 1024;
+const FILE_NAME_PATTERN = /^[A-Za-z0-9._-]{1,255}$/;
+
+/** Binds a sealed value to where it lives, so a sealed row cannot be moved to another secret. */
+export function secretContext(scope: Scope, key: string, version: number): string {
+  return `${scope.projectId}/${scope.serviceId ?? ''}/${key}/${version}`;
+}
+
+export interface SetSecretInput {
+  key: string;
+  value: string;
+  type: SecretType;
+  fileName?: string | null;
+  /** Optimistic concurrency: the current version the caller expects (0 = must not exist). */
+  expectedVersion?: number;
+}
+
+export interface SetSecretResult {
+  key: string;
+  version: number;
+  type: SecretType;
+  /** True when the secret had no remaining version before. */
+  created: boolean;
+  change: Change;
+}
+
+export function validateSecretInput(input: SetSecretInput): void {
+  assertItemKey('key', input.key);
+  const limit = input.type === 'file' ? SECRET_FILE_MAX_BYTES : SECRET_TEXT_MAX_BYTES;
+  if (new TextEncoder().encode(input.value).length > limit) {
+    throw new PayloadTooLargeError(`value: more than ${limit} bytes`);
+  }
+  if (input.type === 'file') {
+    if (input.fileName != null && !FILE_NAME_PATTERN.test(input.fileName)) {
+      throw new ValidationError('file_name', 'must be 1..255 characters of [A-Za-z0-9._-]');
+    }
+  } else if (input.fileName != null) {
+    throw new ValidationError('file_name', 'only file secrets have a file name');
+  }
+  if (
+    input.expectedVersion !== undefined &&
+    (!Number.isSafeInteger(input.expectedVersion) || input.expectedVersion < 0)
+  ) {
+    throw new ValidationError('expected_version', 'must be a non-negative integer');
+  }
+}
+
+/** Writes a new version of a secret; call inside a transaction. */
+export async function setSecret(
+  tx: StoreWriter,
+  sealer: SecretSealer,
+  scope: Scope,
+  input: SetSecretInput,
+): Promise<SetSecretResult> {
+  validateSecretInput(input);
+  const remaining = await tx.listSecretVersions(scope, input.key);
+  const current = remaining.at(-1)?.version ?? 0;
+  if (input.expectedVersion !== undefined && input.expectedVersion !== current) {
+    throw new VersionConflictError(input.expectedVersion, current);
+  }
+  const version = (await tx.maxSecretVersion(scope, input.key)) + 1;
+  const fileName = input.type === 'file' ? (input.fileName ?? input.key) : null;
+  const change = await tx.insertSecretVersion(scope, input.key, {
+    version,
+    type: input.type,
+    fileName,
+    sealed: sealer.seal(input.value, secretContext(scope, input.key, version)),
+  });
+  return { key: input.key, version, type: input.type, created: current === 0, change };
+}
+
+export async function deleteSecret(tx: StoreWriter, scope: Scope, key: string): Promise<Change> {
+  assertItemKey('key', key);
+  const change = await tx.deleteSecret(scope, key);
+  if (!change) throw new SecretNotFoundError(`no secret '${key}'`);
+  return change;
+}
+
+export async function deleteSecretVersion(
+  tx: StoreWriter,
+  scope: Scope,
+  key: string,
+  version: number,
+): Promise<Change> {
+  assertItemKey('key', key);
+  if (!Number.isSafeInteger(version) || version < 1) {
+    throw new ValidationError('version', 'must be a positive integer');
+  }
+  const change = await tx.deleteSecretVersion(scope, key, version);
+  if (!change) throw new VersionNotFoundError(`secret '${key}' has no version ${version}`);
+  return change;
+}

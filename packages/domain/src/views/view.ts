@@ -1,0 +1,137 @@
+/**
+ * A view is what one kind of key sees of a project: project-level values overlaid by one
+ * service's values (or project level only), public keys filtered to public configs, flags and
+ * no secrets. Each view holds its items as wire JSON, its snapshot body and ETag, so sync
+ * answers with no query and no serialization.
+ */
+import type { KeyType } from '../api-key-format.ts';
+import type { ConfigEntry, FlagEntry, SecretVersion, ValueKind } from '../model.ts';
+import type { ProjectState } from '../ports.ts';
+
+/** `config:db.pool`, `flag:checkout.v2`, `secret:stripe.api_key`. */
+export type ItemId = `${ValueKind}:${string}`;
+
+export interface View {
+  /** `projectId|serviceId|keyType` (serviceId empty for project level). */
+  id: string;
+  projectId: string;
+  serviceId: string | null;
+  keyType: KeyType;
+  /** The revision of the last change that altered this view. */
+  revision: number;
+  /** Each item's value as it appears in the snapshot, as JSON text. */
+  items: ReadonlyMap<ItemId, string>;
+  /** The `/v1/sync` body. */
+  body: string;
+  /** Strong ETag, quotes included. */
+  etag: string;
+}
+
+export function viewId(projectId: string, serviceId: string | null, keyType: KeyType): string {
+  return `${projectId}|${serviceId ?? ''}|${keyType}`;
+}
+
+export function itemId(kind: ValueKind, key: string): ItemId {
+  return `${kind}:${key}`;
+}
+
+export function parseItemId(id: ItemId): { kind: ValueKind; key: string } {
+  const colon = id.indexOf(':');
+  return { kind: id.slice(0, colon) as ValueKind, key: id.slice(colon + 1) };
+}
+
+/** Opens a secret version to its plaintext. */
+export type OpenSecret = (secret: SecretVersion, serviceId: string | null) => string;
+
+/** The items a key of `keyType` bound to `serviceId` (or none) sees. */
+export function buildViewItems(
+  state: ProjectState,
+  serviceId: string | null,
+  keyType: KeyType,
+  openSecret: OpenSecret,
+): Map<ItemId, string> {
+  const scopes = serviceId === null ? [''] : ['', serviceId];
+  const configs = new Map<string, ConfigEntry>();
+  const flags = new Map<string, FlagEntry>();
+  const secrets = new Map<string, { secret: SecretVersion; serviceId: string | null }>();
+  // Later scopes win: the service's value overrides the project's for the same kind and key.
+  for (const scope of scopes) {
+    for (const c of state.configs.get(scope) ?? []) configs.set(c.key, c);
+    for (const f of state.flags.get(scope) ?? []) flags.set(f.key, f);
+    for (const s of state.secrets.get(scope) ?? []) {
+      secrets.set(s.key, { secret: s, serviceId: scope === '' ? null : scope });
+    }
+  }
+  const items = new Map<ItemId, string>();
+  for (const c of configs.values()) {
+    // The public filter applies after the overlay: a private override hides a public value.
+    if (keyType === 'pk' && !c.isPublic) continue;
+    items.set(itemId('config', c.key), c.valueJson);
+  }
+  for (const f of flags.values()) items.set(itemId('flag', f.key), f.isActive ? 'true' : 'false');
+  if (keyType === 'sk') {
+    for (const { secret, serviceId: scope } of secrets.values()) {
+      items.set(itemId('secret', secret.key), secretJson(secret, openSecret(secret, scope)));
+    }
+  }
+  return items;
+}
+
+/** A secret as the snapshot shows it: `{"value", "type", "version", "file_name"?}`. */
+export function secretJson(secret: SecretVersion, plaintext: string): string {
+  const fileName = secret.type === 'file' ? { file_name: secret.fileName ?? secret.key } : {};
+  return JSON.stringify({
+    value: plaintext,
+    type: secret.type,
+    version: secret.version,
+    ...fileName,
+  });
+}
+
+const SECTIONS: Array<[ValueKind, string]> = [
+  ['config', 'configs'],
+  ['flag', 'flags'],
+  ['secret', 'secrets'],
+];
+
+/** The `/v1/sync` body, keys sorted so that equal views give equal bytes. */
+export function renderSnapshot(
+  revision: number,
+  keyType: KeyType,
+  items: ReadonlyMap<ItemId, string>,
+): string {
+  const sorted = [...items.keys()].sort();
+  let body = `{"revision":${revision},"key_type":"${keyType}"`;
+  for (const [kind, section] of SECTIONS) {
+    if (kind === 'secret' && keyType === 'pk') continue;
+    const members: string[] = [];
+    for (const id of sorted) {
+      const { kind: itemKind, key } = parseItemId(id);
+      if (itemKind === kind) members.push(`${JSON.stringify(key)}:${items.get(id)}`);
+    }
+    body += `,"${section}":{${members.join(',')}}`;
+  }
+  return body + '}';
+}
+
+export interface ItemChange {
+  id: ItemId;
+  op: 'upsert' | 'delete';
+  /** The new snapshot value (JSON text) for an upsert. */
+  json?: string;
+}
+
+/** What changed between two item sets of one view. */
+export function diffItems(
+  before: ReadonlyMap<ItemId, string>,
+  after: ReadonlyMap<ItemId, string>,
+): ItemChange[] {
+  const changes: ItemChange[] = [];
+  for (const [id, json] of after) {
+    if (before.get(id) !== json) changes.push({ id, op: 'upsert', json });
+  }
+  for (const id of before.keys()) {
+    if (!after.has(id)) changes.push({ id, op: 'delete' });
+  }
+  return changes;
+}

@@ -8,12 +8,12 @@ import type { ApiKeyRecord, Change, Project, Workspace } from '../model.ts';
 import type { Digest, KeyHasher, ProjectState, SecretSealer, StoreReader } from '../ports.ts';
 import { secretContext } from '../secrets.ts';
 import {
-  buildViewItems,
+  buildViewContent,
+  type ViewContent,
   diffItems,
   renderSnapshot,
   viewId,
   type ItemChange,
-  type ItemId,
   type View,
 } from './view.ts';
 
@@ -175,16 +175,20 @@ export class ReadModel {
     for (const serviceId of scopes) {
       for (const keyType of KEY_TYPES) {
         const id = viewId(projectId, serviceId, keyType);
-        const items = buildViewItems(state, serviceId, keyType, (secret, scope) =>
+        const content = buildViewContent(state, serviceId, keyType, (secret, scope) =>
           this.deps.sealer.open(
             secret.sealed,
             secretContext({ projectId, serviceId: scope }, secret.key, secret.version),
           ),
         );
         const previous = this.views.get(id);
-        const changes = previous ? diffItems(previous.items, items) : [];
-        if (previous && changes.length === 0) continue;
-        const view = this.makeView(state, serviceId, keyType, items);
+        const changes = previous ? diffItems(previous.items, content.items) : [];
+        // Targeting edits change no item but must reach evaluate-ab: keep the old bytes, new flags.
+        if (previous && changes.length === 0) {
+          this.views.set(id, { ...previous, flags: content.flags });
+          continue;
+        }
+        const view = this.makeView(state, serviceId, keyType, content);
         this.views.set(id, view);
         if (previous) changed.push({ view, changes });
       }
@@ -196,17 +200,18 @@ export class ReadModel {
     state: ProjectState,
     serviceId: string | null,
     keyType: KeyType,
-    items: Map<ItemId, string>,
+    content: ViewContent,
   ): View {
     const revision = state.project.revision;
-    const body = renderSnapshot(revision, keyType, items);
+    const body = renderSnapshot(revision, keyType, content.items);
     return {
       id: viewId(state.project.id, serviceId, keyType),
       projectId: state.project.id,
       serviceId,
       keyType,
       revision,
-      items,
+      items: content.items,
+      flags: content.flags,
       body,
       etag: `"${this.deps.digest(body)}"`,
     };

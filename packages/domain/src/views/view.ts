@@ -21,6 +21,8 @@ export interface View {
   revision: number;
   /** Each item's value as it appears in the snapshot, as JSON text. */
   items: ReadonlyMap<ItemId, string>;
+  /** The flags this view sees, with their targeting (for AB evaluation). */
+  flags: ReadonlyMap<string, FlagEntry>;
   /** The `/v1/sync` body. */
   body: string;
   /** Strong ETag, quotes included. */
@@ -43,13 +45,18 @@ export function parseItemId(id: ItemId): { kind: ValueKind; key: string } {
 /** Opens a secret version to its plaintext. */
 export type OpenSecret = (secret: SecretVersion, serviceId: string | null) => string;
 
-/** The items a key of `keyType` bound to `serviceId` (or none) sees. */
-export function buildViewItems(
+export interface ViewContent {
+  items: Map<ItemId, string>;
+  flags: Map<string, FlagEntry>;
+}
+
+/** What a key of `keyType` bound to `serviceId` (or none) sees. */
+export function buildViewContent(
   state: ProjectState,
   serviceId: string | null,
   keyType: KeyType,
   openSecret: OpenSecret,
-): Map<ItemId, string> {
+): ViewContent {
   const scopes = serviceId === null ? [''] : ['', serviceId];
   const configs = new Map<string, ConfigEntry>();
   const flags = new Map<string, FlagEntry>();
@@ -74,7 +81,7 @@ export function buildViewItems(
       items.set(itemId('secret', secret.key), secretJson(secret, openSecret(secret, scope)));
     }
   }
-  return items;
+  return { items, flags };
 }
 
 /** A secret as the snapshot shows it: `{"value", "type", "version", "file_name"?}`. */

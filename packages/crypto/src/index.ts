@@ -1,0 +1,3 @@
+export * from './api-keys.ts';
+export * from './aes-gcm-sealer.ts';
+export * from './root-key.ts';

@@ -8,5 +8,6 @@ export * from './management.ts';
 export * from './sync.ts';
 export * from './ab/rules.ts';
 export * from './ab/validate.ts';
+export * from './ab/index.ts';
 export * from './views/view.ts';
 export * from './views/read-model.ts';

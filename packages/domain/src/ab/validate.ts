@@ -16,7 +16,9 @@ export function validateFlagTargeting(
     !Number.isFinite(p) ||
     p < 0 ||
     p > 100 ||
-    Math.round(p * 100) !== p * 100
+    // Not `p * 100` being whole: 0.07 * 100 is 7.000000000000001. Division is correctly
+    // rounded, so k / 100 is exactly the number a two-decimal literal k/100 parses to.
+    Math.round(p * 100) / 100 !== p
   ) {
     throw new ValidationError(
       'rollout_percentage',

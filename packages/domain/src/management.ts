@@ -302,7 +302,7 @@ export class Management {
   ): Promise<SetSecretResult> {
     assertItemKey('key', key);
     return this.inScope(ref, 'secret.put', key, (tx, scope) =>
-      setSecret(tx, this.deps.sealer, scope, { key, type: input.type ?? 'text', ...input }),
+      setSecret(tx, this.deps.sealer, scope, { ...input, key, type: input.type ?? 'text' }),
     );
   }
 

@@ -1,0 +1,87 @@
+/**
+ * Composition root of the public /v1 service: storage, the read model kept current by the
+ * change feed, and the HTTP listener.
+ */
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { ReadModel } from '@svc/domain';
+import { SealError, sha256Digest, sha256KeyHasher } from '@svc/crypto';
+import { createApiServer, Metrics } from '@svc/http';
+import { createSealer, openStorage, type Logger, type Settings } from '@svc/runtime';
+
+export interface ApiApp {
+  /** The bound port (useful with PORT=0). */
+  port: number;
+  model: ReadModel;
+  close(): Promise<void>;
+}
+
+export async function startApi(settings: Settings, logger: Logger): Promise<ApiApp> {
+  const storage = await openStorage(settings);
+  const { sealer, source } = createSealer(settings);
+  const metrics = new Metrics();
+  const model = new ReadModel({
+    store: storage.store,
+    sealer,
+    hasher: sha256KeyHasher,
+    digest: sha256Digest,
+  });
+  let ready = false;
+
+  const server = createApiServer({
+    model,
+    baseDomain: settings.BASE_DOMAIN,
+    logger,
+    metrics,
+    ready: () => ready,
+  });
+  server.listen(settings.PORT, settings.HOST);
+  await once(server, 'listening');
+
+  try {
+    await model.load();
+  } catch (error) {
+    server.close();
+    await storage.store.close();
+    if (error instanceof SealError) {
+      throw new Error(
+        `the root key from ${source} does not open the secrets in ${storage.describe}: wrong root key?`,
+        {
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
+  const feed = storage.changeFeed();
+  await feed.follow(model.seq, async (changes) => {
+    const applied = await model.apply(changes);
+    metrics.changeSeq.set(model.seq);
+    metrics.views.set(model.viewCount);
+    logger.debug(
+      { changes: changes.length, views: applied.views.length, seq: model.seq },
+      'changes applied',
+    );
+  });
+  metrics.changeSeq.set(model.seq);
+  metrics.views.set(model.viewCount);
+  ready = true;
+  const port = (server.address() as AddressInfo).port;
+  logger.info(
+    { port, storage: storage.describe, views: model.viewCount, seq: model.seq },
+    'api ready',
+  );
+
+  return {
+    port,
+    model,
+    async close() {
+      ready = false;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await feed.close();
+      await storage.store.close();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+/** Composition root of the console: management API (and page) over the shared store. */
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { Management, systemClock } from '@svc/domain';
+import { apiKeyGenerator, sha256KeyHasher } from '@svc/crypto';
+import { createConsoleServer, Metrics } from '@svc/http';
+import { createSealer, openStorage, type Logger, type Settings } from '@svc/runtime';
+import { resolveAdminToken, tokenChecker } from './admin-token.ts';
+import { seedDemo, type DemoSeed } from './demo-seed.ts';
+
+export interface ConsoleApp {
+  port: number;
+  adminToken: string;
+  demo: DemoSeed | undefined;
+  management: Management;
+  close(): Promise<void>;
+}
+
+export async function startConsole(
+  settings: Settings,
+  logger: Logger,
+  options: { seedDemo?: boolean } = {},
+): Promise<ConsoleApp> {
+  const storage = await openStorage(settings);
+  const { sealer } = createSealer(settings);
+  const management = new Management({
+    store: storage.store,
+    hasher: sha256KeyHasher,
+    keys: apiKeyGenerator,
+    sealer,
+    clock: systemClock,
+  });
+  const { token } = resolveAdminToken(settings.CONSOLE_ADMIN_TOKEN, settings.dataDir);
+  const demo =
+    options.seedDemo === false ? undefined : await seedDemo(management, settings.dataDir);
+
+  const server = createConsoleServer({
+    management,
+    checkToken: tokenChecker(token),
+    logger,
+    metrics: new Metrics(),
+    ready: () => true,
+  });
+  server.listen(settings.CONSOLE_PORT, settings.HOST);
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ port, storage: storage.describe }, 'console ready');
+  return {
+    port,
+    adminToken: token,
+    demo,
+    management,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await storage.store.close();
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export * from './console-app.ts';
+export * from './demo-seed.ts';
+export * from './admin-token.ts';

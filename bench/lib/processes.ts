@@ -1,0 +1,107 @@
+/**
+ * Starts the real apps as separate processes (as in production) for benchmarks, and runs wrk.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { httpCall, tempDir } from '@svc/testkit';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+
+export interface Apps {
+  apiPort: number;
+  consolePort: number;
+  dataDir: string;
+  api: ChildProcess;
+  console: ChildProcess;
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: () => any; text: string }>;
+  stop(): Promise<void>;
+}
+
+export function spawnTs(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', entry], { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+export async function waitReady(port: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if ((await httpCall(port, 'GET', '/readyz')).status === 200) return;
+    } catch {
+      // not yet listening
+    }
+    if (Date.now() > deadline) throw new Error(`port ${port} never became ready`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Console, then api, over one data folder (or DATABASE_URL when set). */
+export async function startApps(extraEnv: Record<string, string> = {}): Promise<Apps> {
+  const dataDir = tempDir('svc-bench-');
+  const apiPort = 18080 + Math.floor(Math.random() * 1000);
+  const consolePort = apiPort + 1000;
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(apiPort),
+    CONSOLE_PORT: String(consolePort),
+    HOST: '127.0.0.1',
+    CONSOLE_ADMIN_TOKEN: ADMIN_TOKEN,
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
+  const consoleProcess = spawnTs('apps/console/src/main.ts', env);
+  await waitReady(consolePort);
+  const api = spawnTs('apps/api/src/main.ts', env);
+  await waitReady(apiPort);
+  return {
+    apiPort,
+    consolePort,
+    dataDir,
+    api,
+    console: consoleProcess,
+    admin: (method, path, body) =>
+      httpCall(consolePort, method, `/api${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, body }),
+    async stop() {
+      for (const p of [api, consoleProcess]) p.kill('SIGTERM');
+      await Promise.all([api, consoleProcess].map((p) => (p.exitCode === null ? new Promise((r) => p.on('exit', r)) : null)));
+    },
+  };
+}
+
+export interface WrkResult {
+  requestsPerSecond: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  non2xx3xx: number;
+}
+
+/** wrk (Debian package) with one thread: the other core runs the server. */
+export function wrk(url: string, headers: Record<string, string>, options: { connections?: number; seconds?: number } = {}): WrkResult {
+  const args = ['-t1', `-c${options.connections ?? 50}`, `-d${options.seconds ?? 10}s`, '--latency'];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+  const out = execFileSync('wrk', [...args, url], { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p50 = latency(/\s50%\s+([\d.]+)(us|ms|s)/.exec(out));
+  const p99 = latency(/\s99%\s+([\d.]+)(us|ms|s)/.exec(out));
+  const non = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  return { requestsPerSecond: rps, latencyP50Ms: p50, latencyP99Ms: p99, non2xx3xx: non };
+}
+
+function latency(match: RegExpExecArray | null): number {
+  if (!match) return Number.NaN;
+  const value = Number(match[1]);
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+}
+
+export function requireWrk(): void {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+  } catch (error) {
+    // wrk --version exits 1 but prints; only a missing binary throws ENOENT.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new Error('wrk is not installed: apt-get install -y wrk', { cause: error });
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Prometheus metrics of one process, served at `/metrics`. */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'svc_http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly views = new Gauge({
+    name: 'svc_views',
+    help: 'Materialized views held in memory',
+    registers: [this.registry],
+  });
+  readonly changeSeq = new Gauge({
+    name: 'svc_change_seq',
+    help: 'The change-log position this process has applied',
+    registers: [this.registry],
+  });
+
+  readonly streamsOpen = new Gauge({
+    name: 'svc_streams_open',
+    help: 'Open GET /v1/stream responses',
+    registers: [this.registry],
+  });
+  readonly streamEvents = new Counter({
+    name: 'svc_stream_events_sent_total',
+    help: 'Server-sent events written to streams (one per event per stream)',
+    registers: [this.registry],
+  });
+  readonly slowStreamsDropped = new Counter({
+    name: 'svc_stream_slow_clients_dropped_total',
+    help: 'Streams dropped because the client stopped reading',
+    registers: [this.registry],
+  });
+
+  constructor(prefix = 'svc_') {
+    collectDefaultMetrics({ register: this.registry, prefix });
+  }
+}

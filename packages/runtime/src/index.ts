@@ -1,0 +1,5 @@
+export * from './settings.ts';
+export * from './logger.ts';
+export * from './storage.ts';
+export * from './secrets.ts';
+export * from './shutdown.ts';

@@ -1,0 +1,273 @@
+/**
+ * Reads over a Kysely instance that is either the store's database or one transaction's
+ * connection, so the same queries serve both.
+ */
+import { sql, type Kysely } from 'kysely';
+import type {
+  ApiKeyRecord,
+  AuditEntry,
+  Change,
+  ConfigEntry,
+  FlagEntry,
+  Project,
+  ProjectState,
+  Scope,
+  SecretVersion,
+  Service,
+  StoreReader,
+  Workspace,
+} from '@svc/domain';
+import type { Database } from './database.ts';
+import {
+  scopeColumn,
+  toApiKey,
+  toAuditEntry,
+  toChange,
+  toConfig,
+  toFlag,
+  toProject,
+  toSecretVersion,
+  toService,
+  toWorkspace,
+} from './rows.ts';
+
+export class SqliteReader implements StoreReader {
+  constructor(protected readonly db: Kysely<Database>) {}
+
+  async findWorkspaceBySlug(slug: string): Promise<Workspace | undefined> {
+    const row = await this.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('slug', '=', slug)
+      .executeTakeFirst();
+    return row && toWorkspace(row);
+  }
+
+  async findWorkspaceById(id: string): Promise<Workspace | undefined> {
+    const row = await this.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toWorkspace(row);
+  }
+
+  async listWorkspaces(): Promise<Workspace[]> {
+    const rows = await this.db.selectFrom('workspaces').selectAll().orderBy('slug').execute();
+    return rows.map(toWorkspace);
+  }
+
+  async findProject(workspaceId: string, slug: string): Promise<Project | undefined> {
+    const row = await this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('slug', '=', slug)
+      .executeTakeFirst();
+    return row && toProject(row);
+  }
+
+  async findProjectById(id: string): Promise<Project | undefined> {
+    const row = await this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toProject(row);
+  }
+
+  async listProjects(workspaceId?: string): Promise<Project[]> {
+    let query = this.db.selectFrom('projects').selectAll();
+    if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
+    const rows = await query.orderBy('workspace_id').orderBy('slug').execute();
+    return rows.map(toProject);
+  }
+
+  async findService(projectId: string, slug: string): Promise<Service | undefined> {
+    const row = await this.db
+      .selectFrom('services')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('slug', '=', slug)
+      .executeTakeFirst();
+    return row && toService(row);
+  }
+
+  async listServices(projectId: string): Promise<Service[]> {
+    const rows = await this.db
+      .selectFrom('services')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('slug')
+      .execute();
+    return rows.map(toService);
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('hash', '=', hash)
+      .executeTakeFirst();
+    return row && toApiKey(row);
+  }
+
+  async findApiKeyById(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toApiKey(row);
+  }
+
+  async listApiKeys(projectId?: string): Promise<ApiKeyRecord[]> {
+    let query = this.db.selectFrom('api_keys').selectAll();
+    if (projectId !== undefined) query = query.where('project_id', '=', projectId);
+    const rows = await query.orderBy('created_at').orderBy('id').execute();
+    return rows.map(toApiKey);
+  }
+
+  async listConfigs(scope: Scope): Promise<ConfigEntry[]> {
+    const rows = await this.db
+      .selectFrom('configs')
+      .selectAll()
+      .where('project_id', '=', scope.projectId)
+      .where('scope', '=', scopeColumn(scope))
+      .orderBy('key')
+      .execute();
+    return rows.map(toConfig);
+  }
+
+  async listFlags(scope: Scope): Promise<FlagEntry[]> {
+    const rows = await this.db
+      .selectFrom('flags')
+      .selectAll()
+      .where('project_id', '=', scope.projectId)
+      .where('scope', '=', scopeColumn(scope))
+      .orderBy('key')
+      .execute();
+    return rows.map(toFlag);
+  }
+
+  async listSecrets(scope: Scope): Promise<SecretVersion[]> {
+    const rows = await this.currentSecretVersions(scope.projectId)
+      .where('v.scope', '=', scopeColumn(scope))
+      .orderBy('v.key')
+      .execute();
+    return rows.map(toSecretVersion);
+  }
+
+  async listSecretVersions(scope: Scope, key: string): Promise<SecretVersion[]> {
+    const rows = await this.db
+      .selectFrom('secret_versions')
+      .selectAll()
+      .where('project_id', '=', scope.projectId)
+      .where('scope', '=', scopeColumn(scope))
+      .where('key', '=', key)
+      .where('deleted_at', 'is', null)
+      .orderBy('version')
+      .execute();
+    return rows.map(toSecretVersion);
+  }
+
+  /** One query per table, whatever the number of items. */
+  async loadProjectState(projectId: string): Promise<ProjectState | undefined> {
+    const project = await this.findProjectById(projectId);
+    if (!project) return undefined;
+    const services = await this.listServices(projectId);
+    const configs = await this.db
+      .selectFrom('configs')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('scope')
+      .orderBy('key')
+      .execute();
+    const flags = await this.db
+      .selectFrom('flags')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('scope')
+      .orderBy('key')
+      .execute();
+    const secrets = await this.currentSecretVersions(projectId)
+      .orderBy('v.scope')
+      .orderBy('v.key')
+      .execute();
+    return {
+      project,
+      services,
+      configs: groupByScope(configs, toConfig),
+      flags: groupByScope(flags, toFlag),
+      secrets: groupByScope(secrets, toSecretVersion),
+    };
+  }
+
+  async changesAfter(afterSeq: number, limit: number): Promise<Change[]> {
+    const rows = await this.db
+      .selectFrom('changes')
+      .selectAll()
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return rows.map(toChange);
+  }
+
+  async lastChangeSeq(): Promise<number> {
+    const row = await this.db
+      .selectFrom('changes')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .executeTakeFirst();
+    return row?.seq ?? 0;
+  }
+
+  async listAudit(workspaceId: string, limit: number): Promise<AuditEntry[]> {
+    const rows = await this.db
+      .selectFrom('audit')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('at', 'desc')
+      // Entries of the same millisecond: the later insert first.
+      .orderBy(sql`rowid`, 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toAuditEntry);
+  }
+
+  /** The highest remaining version of each secret of the project. */
+  private currentSecretVersions(projectId: string) {
+    return this.db
+      .selectFrom('secret_versions as v')
+      .selectAll('v')
+      .where('v.project_id', '=', projectId)
+      .where('v.deleted_at', 'is', null)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('secret_versions as w')
+              .select('w.version')
+              .whereRef('w.project_id', '=', 'v.project_id')
+              .whereRef('w.scope', '=', 'v.scope')
+              .whereRef('w.key', '=', 'v.key')
+              .whereRef('w.version', '>', 'v.version')
+              .where('w.deleted_at', 'is', null),
+          ),
+        ),
+      );
+  }
+}
+
+function groupByScope<R extends { scope: string }, T>(
+  rows: R[],
+  convert: (row: R) => T,
+): Map<string, T[]> {
+  const byScope = new Map<string, T[]>();
+  for (const row of rows) {
+    const items = byScope.get(row.scope);
+    if (items) items.push(convert(row));
+    else byScope.set(row.scope, [convert(row)]);
+  }
+  return byScope;
+}

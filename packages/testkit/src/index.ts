@@ -1,0 +1,63 @@
+/** Test helpers shared by the apps' end-to-end tests. */
+import { request as httpRequest } from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A fresh folder under the system temp dir. */
+export function tempDir(prefix = 'svc-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Polls `condition` every few milliseconds until it holds or `timeoutMs` passes. */
+export async function waitFor(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs = 2000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: () => any;
+}
+
+export function httpCall(
+  port: number,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: unknown; rawBody?: string | Buffer } = {},
+): Promise<HttpResponse> {
+  const payload =
+    options.rawBody ??
+    (options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body)));
+  const headers: Record<string, string | number> = { ...options.headers };
+  if (payload !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    headers['content-length'] = Buffer.byteLength(payload);
+  }
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text,
+          json: () => JSON.parse(text),
+        });
+      });
+    });
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}

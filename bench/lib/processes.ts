@@ -18,8 +18,12 @@ export interface Apps {
   stop(): Promise<void>;
 }
 
-export function spawnTs(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', entry], { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'inherit'] });
+export function spawnTs(entry: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 export async function waitReady(port: number): Promise<void> {
@@ -36,7 +40,10 @@ export async function waitReady(port: number): Promise<void> {
 }
 
 /** Console, then api, over one data folder (or DATABASE_URL when set). */
-export async function startApps(extraEnv: Record<string, string> = {}): Promise<Apps> {
+export async function startApps(
+  extraEnv: Record<string, string> = {},
+  options: { apiNodeArgs?: string[] } = {},
+): Promise<Apps> {
   const dataDir = tempDir('svc-bench-');
   const apiPort = 18080 + Math.floor(Math.random() * 1000);
   const consolePort = apiPort + 1000;
@@ -53,7 +60,7 @@ export async function startApps(extraEnv: Record<string, string> = {}): Promise<
   };
   const consoleProcess = spawnTs('apps/console/src/main.ts', env);
   await waitReady(consolePort);
-  const api = spawnTs('apps/api/src/main.ts', env);
+  const api = spawnTs('apps/api/src/main.ts', env, options.apiNodeArgs);
   await waitReady(apiPort);
   return {
     apiPort,

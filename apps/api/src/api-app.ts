@@ -8,6 +8,7 @@ import { ReadModel } from '@svc/domain';
 import { SealError, sha256Digest, sha256KeyHasher } from '@svc/crypto';
 import { createApiServer, Metrics } from '@svc/http';
 import { createSealer, openStorage, type Logger, type Settings } from '@svc/runtime';
+import { StreamHub, streamHandler } from '@svc/sse';
 
 export interface ApiApp {
   /** The bound port (useful with PORT=0). */
@@ -28,12 +29,14 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
   });
   let ready = false;
 
+  const hub = new StreamHub({ maxAgeMs: settings.STREAM_MAX_AGE_S * 1000, metrics });
   const server = createApiServer({
     model,
     baseDomain: settings.BASE_DOMAIN,
     logger,
     metrics,
     ready: () => ready,
+    leanRoutes: { 'GET /v1/stream': streamHandler(model, hub) },
   });
   server.listen(settings.PORT, settings.HOST);
   await once(server, 'listening');
@@ -42,6 +45,7 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     await model.load();
   } catch (error) {
     server.close();
+    await hub.close();
     await storage.store.close();
     if (error instanceof SealError) {
       throw new Error(
@@ -56,6 +60,7 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
   const feed = storage.changeFeed();
   await feed.follow(model.seq, async (changes) => {
     const applied = await model.apply(changes);
+    hub.publish(applied);
     metrics.changeSeq.set(model.seq);
     metrics.views.set(model.viewCount);
     logger.debug(
@@ -78,6 +83,8 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     async close() {
       ready = false;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Streams end cleanly first; their connections are then idle and close with the rest.
+      await hub.close();
       server.closeIdleConnections();
       await closed;
       await feed.close();

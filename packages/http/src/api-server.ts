@@ -100,12 +100,12 @@ export function createApiServer(options: ApiServerOptions): Server {
     if (lean) {
       try {
         const status = lean(req, res, tenant);
-        if (status !== undefined) metrics.requests.inc({ route: tenant.path, status });
+        if (status !== undefined) metrics.countRequest(tenant.path, status);
       } catch (error) {
         const known = problemOf(error);
         if (!known) logger.error({ err: error, path: tenant.path }, 'request failed');
         const p = known?.problem ?? problem('internal', 'internal error');
-        metrics.requests.inc({ route: tenant.path, status: p.status });
+        metrics.countRequest(tenant.path, p.status);
         if (!res.headersSent) writeProblem(res, p, { ...corsHeaders, ...known?.headers });
         else res.destroy();
       }

@@ -36,6 +36,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly requestCounters = new Map<string, { inc(): void }>();
+
+  /** Counts one request; label children are cached so the hot path does no label hashing. */
+  countRequest(route: string, status: number): void {
+    const id = `${route} ${status}`;
+    let counter = this.requestCounters.get(id);
+    if (!counter) {
+      counter = this.requests.labels(route, String(status));
+      this.requestCounters.set(id, counter);
+    }
+    counter.inc();
+  }
+
   constructor(prefix = 'svc_') {
     collectDefaultMetrics({ register: this.registry, prefix });
   }

@@ -1,19 +1,36 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { syncSnapshot, type ReadModel, type SyncGuard, type View } from '@svc/domain';
 import { corsHeaders } from './cors.ts';
 import { etagMatches } from './etag.ts';
 import type { Tenant } from './tenant.ts';
 
-const bodyBytes = new WeakMap<View, Buffer>();
+/** What a view's sync responses need, prepared once per view (views are immutable). */
+interface Prepared {
+  bytes: Buffer;
+  ok: OutgoingHttpHeaders;
+  notModified: OutgoingHttpHeaders;
+}
+
+const prepared = new WeakMap<View, Prepared>();
+
+function prepare(view: View): Prepared {
+  let p = prepared.get(view);
+  if (!p) {
+    const bytes = Buffer.from(view.body, 'utf8');
+    const common = { ...corsHeaders, ETag: view.etag, 'Cache-Control': 'private, no-cache' };
+    p = {
+      bytes,
+      ok: { ...common, 'Content-Type': 'application/json', 'Content-Length': bytes.length },
+      notModified: common,
+    };
+    prepared.set(view, p);
+  }
+  return p;
+}
 
 /** A view's body as bytes, encoded once per view. */
 export function viewBytes(view: View): Buffer {
-  let bytes = bodyBytes.get(view);
-  if (!bytes) {
-    bytes = Buffer.from(view.body, 'utf8');
-    bodyBytes.set(view, bytes);
-  }
-  return bytes;
+  return prepare(view).bytes;
 }
 
 /** `GET /v1/sync`: precomputed bytes and ETag from the caller's view; no query, no JSON work. */
@@ -25,23 +42,14 @@ export function syncHandler(model: ReadModel, guard?: SyncGuard) {
       { slug: tenant.slug, apiKey: typeof apiKey === 'string' ? apiKey : undefined },
       guard,
     );
-    const headers = {
-      ...corsHeaders,
-      ETag: view.etag,
-      'Cache-Control': 'private, no-cache',
-    };
+    const p = prepare(view);
     if (etagMatches(req.headers['if-none-match'], view.etag)) {
-      res.writeHead(304, headers);
+      res.writeHead(304, p.notModified);
       res.end();
       return 304;
     }
-    const bytes = viewBytes(view);
-    res.writeHead(200, {
-      ...headers,
-      'Content-Type': 'application/json',
-      'Content-Length': bytes.length,
-    });
-    res.end(bytes);
+    res.writeHead(200, p.ok);
+    res.end(p.bytes);
     return 200;
   };
 }

@@ -1,0 +1,271 @@
+/**
+ * `bench/stream`: how long one console change takes to reach N open streams.
+ *
+ * Starts the console and the api as separate processes over a temp SQLite DATA_DIR (or
+ * DATABASE_URL when set), opens N streams from a separate load-generator process, makes one
+ * console change per round through the management API, and reports per-stream latency
+ * (p50/p99/max), the api's RSS and the load generator's own CPU time. Run it through run.sh,
+ * which raises the open-file limit first.
+ *
+ *   bench/stream/run.sh [--streams 100,1000,10000] [--rounds 20] [--warmup 5] [--concurrency 200]
+ *
+ * BENCH_TRACE=1 prints each round's first/median/last arrival from the load generator.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { LoadDone, LoadStart } from './load-generator.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const { values: args } = parseArgs({
+  options: {
+    streams: { type: 'string', default: '100,1000,10000' },
+    rounds: { type: 'string', default: '20' },
+    warmup: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '200' },
+  },
+});
+const TOKEN = 'bench-admin-token-0123456789abcdef';
+const children = new Set<ChildProcess>();
+
+function start(name: string, entry: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', SEED_DEMO: 'false', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  children.add(child);
+  child.once('exit', (code, signal) => {
+    children.delete(child);
+    if (!stopping.has(child)) {
+      console.error(`${name} exited unexpectedly (${signal ?? code})`);
+      void cleanUp().then(() => process.exit(1));
+    }
+  });
+  return child;
+}
+
+const stopping = new Set<ChildProcess>();
+async function stop(child: ChildProcess): Promise<void> {
+  stopping.add(child);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+let dataDir: string | undefined;
+async function cleanUp(): Promise<void> {
+  await Promise.all([...children].map(stop));
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+function call(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+) {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: { ...headers, 'content-type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function waitReady(port: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while ((await call(port, 'GET', '/readyz').catch(() => ({ status: 0 }))).status !== 200) {
+    if (Date.now() > deadline) throw new Error(`nothing ready on port ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Resident set size now and at its peak, in MB (Linux /proc). */
+function rss(pid: number): { now: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) =>
+    Number(/(\d+) kB/.exec(status.split('\n').find((l) => l.startsWith(field)) ?? '')?.[1]);
+  return { now: kb('VmRSS:') / 1024, peak: kb('VmHWM:') / 1024 };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function runLoad(options: LoadStart, apiPid: number) {
+  const child = fork(join(root, 'bench/stream/load-generator.ts'), [], {
+    cwd: root,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  children.add(child);
+  stopping.add(child);
+  // 'close', not 'exit': messages sent just before exiting may still be on their way.
+  let closed = false;
+  child.once('close', () => {
+    closed = true;
+    children.delete(child);
+    notify?.();
+  });
+  const messages: Array<{ type: string }> = [];
+  let notify: (() => void) | undefined;
+  child.on('message', (m: { type: string }) => {
+    messages.push(m);
+    notify?.();
+  });
+  const nextMessage = async (type: string) => {
+    for (;;) {
+      const found = messages.find((m) => m.type === type);
+      if (found) return found;
+      if (closed)
+        throw new Error(`the load generator exited (${child.exitCode ?? child.signalCode})`);
+      await new Promise<void>((r) => (notify = r));
+    }
+  };
+  child.send(options);
+  await nextMessage('connected');
+  await new Promise((r) => setTimeout(r, 500));
+  const connected = rss(apiPid);
+  child.send({ type: 'go' });
+  const done = (await nextMessage('done')) as LoadDone;
+  if (!closed) await once(child, 'close');
+  return { done, connected, after: rss(apiPid) };
+}
+
+async function main(): Promise<void> {
+  const counts = args.streams.split(',').map(Number);
+  dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-stream-'));
+  const storageEnv: Record<string, string> = { DATA_DIR: dataDir };
+  if (process.env.DATABASE_URL) storageEnv.DATABASE_URL = process.env.DATABASE_URL;
+  const consolePort = await freePort();
+  start('console', 'apps/console/src/main.ts', {
+    ...storageEnv,
+    CONSOLE_PORT: String(consolePort),
+    CONSOLE_ADMIN_TOKEN: TOKEN,
+  });
+  await waitReady(consolePort);
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await call(
+      consolePort,
+      method,
+      `/api${path}`,
+      { authorization: `Bearer ${TOKEN}` },
+      body,
+    );
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+    return JSON.parse(res.text || 'null');
+  };
+  const project = '/workspaces/bench/projects/app';
+  await admin('POST', '/workspaces', { slug: 'bench', name: 'Bench' });
+  await admin('POST', '/workspaces/bench/projects', { slug: 'app', name: 'App' });
+  await admin('PUT', `${project}/configs/bench.value`, { value: 'initial', is_public: true });
+  await admin('PUT', `${project}/configs/db.pool`, { value: { max: 10 }, is_public: false });
+  await admin('PUT', `${project}/secrets/stripe.api_key`, { value: 'sk_live_bench' });
+  // Half the streams follow the secret-key view, half the public-key view.
+  const keys = [
+    (await admin('POST', `${project}/keys`, { kind: 'secret' })).key,
+    (await admin('POST', `${project}/keys`, { kind: 'public' })).key,
+  ];
+
+  const rows: string[] = [];
+  for (const n of counts) {
+    const apiPort = await freePort();
+    const api = start('api', 'apps/api/src/main.ts', {
+      ...storageEnv,
+      PORT: String(apiPort),
+    });
+    await waitReady(apiPort);
+    const idle = rss(api.pid!);
+    const { done, connected, after } = await runLoad(
+      {
+        type: 'start',
+        apiPort,
+        consolePort,
+        adminToken: TOKEN,
+        streamPath: '/bench/v1/stream',
+        keys,
+        configPath: `/api${project}/configs/bench.value`,
+        streams: n,
+        rounds: Number(args.rounds),
+        warmupRounds: Number(args.warmup),
+        connectConcurrency: Number(args.concurrency),
+        roundTimeoutMs: 10_000,
+      },
+      api.pid!,
+    );
+    await stop(api);
+    const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+    const all = sorted(done.rounds.flatMap((r) => r.latenciesMs));
+    const missing = done.rounds.reduce((s, r) => s + r.missing, 0);
+    const roundP99 = sorted(done.rounds.map((r) => percentile(sorted(r.latenciesMs), 99)));
+    const put = sorted(done.rounds.map((r) => r.changeRequestMs));
+    const f = (x: number) => x.toFixed(1);
+    const cells = [
+      n,
+      f(percentile(all, 50)),
+      f(percentile(all, 99)),
+      f(all.at(-1) ?? NaN),
+      `${f(percentile(roundP99, 50))} (${f(roundP99[0]!)}–${f(roundP99.at(-1)!)})`,
+      f(percentile(put, 50)),
+      missing,
+      f(idle.now),
+      f(connected.now),
+      f(after.peak),
+      f(done.connectMs / 1000),
+      f(done.cpuMs.connect),
+      f(done.cpuMs.rounds / (done.rounds.length + Number(args.warmup))),
+    ];
+    rows.push(`| ${cells.join(' | ')} |`);
+    console.log(rows.at(-1));
+    if (done.closedEarly > 0) console.warn(`  ${done.closedEarly} streams closed early`);
+  }
+  console.log(
+    [
+      '',
+      `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`,
+      `streams: ${counts.join(', ')}; rounds: ${args.rounds} (+${args.warmup} warm-up); latency = change request start → change bytes at the stream, ms`,
+      '| streams | p50 | p99 | max | p99 of one round: median (min–max) | console PUT p50 | missing | api RSS idle MB | api RSS with streams MB | api RSS peak MB | connect s | load-gen CPU connecting ms | load-gen CPU per round ms |',
+      '|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows,
+    ].join('\n'),
+  );
+}
+
+process.on('SIGINT', () => void cleanUp().then(() => process.exit(130)));
+try {
+  await main();
+} finally {
+  await cleanUp();
+}

@@ -31,7 +31,7 @@ export default tseslint.config(
   },
   {
     // Tests read arbitrary JSON responses.
-    files: ['**/test/**/*.ts', '**/*.test.ts', 'packages/testkit/**/*.ts'],
+    files: ['**/test/**/*.ts', '**/*.test.ts', 'packages/testkit/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {

@@ -4,10 +4,16 @@
  */
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { ReadModel } from '@svc/domain';
+import { ReadModel, SecretWrites, SyncQuarantine, systemClock } from '@svc/domain';
 import { SealError, sha256Digest, sha256KeyHasher } from '@svc/crypto';
-import { createApiServer, Metrics } from '@svc/http';
-import { createSealer, openStorage, type Logger, type Settings } from '@svc/runtime';
+import { createApiServer, Metrics, mountSecretWrites } from '@svc/http';
+import {
+  createSealer,
+  memoryWriteRateLimiter,
+  openStorage,
+  type Logger,
+  type Settings,
+} from '@svc/runtime';
 import { StreamHub, streamHandler } from '@svc/sse';
 
 export interface ApiApp {
@@ -28,6 +34,24 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     digest: sha256Digest,
   });
   let ready = false;
+  const feed = storage.changeFeed();
+  const quarantine = new SyncQuarantine({
+    max: settings.SYNC_QUARANTINE_MAX,
+    windowMs: settings.SYNC_QUARANTINE_WINDOW_S * 1000,
+    quarantineMs: settings.SYNC_QUARANTINE_S * 1000,
+    clock: systemClock,
+  });
+  const writes = new SecretWrites({
+    model,
+    store: storage.store,
+    sealer,
+    limiter: memoryWriteRateLimiter({
+      max: settings.WRITE_RATE_LIMIT_MAX,
+      windowSeconds: settings.WRITE_RATE_LIMIT_WINDOW_S,
+    }),
+    // Our own write: read it from the log now rather than at the next poll.
+    afterWrite: () => feed.poke(),
+  });
 
   const hub = new StreamHub({ maxAgeMs: settings.STREAM_MAX_AGE_S * 1000, metrics });
   const server = createApiServer({
@@ -36,6 +60,8 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     logger,
     metrics,
     ready: () => ready,
+    syncGuard: quarantine.guard,
+    mountRoutes: (app) => mountSecretWrites(app, writes),
     leanRoutes: { 'GET /v1/stream': streamHandler(model, hub) },
   });
   server.listen(settings.PORT, settings.HOST);
@@ -57,7 +83,6 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     }
     throw error;
   }
-  const feed = storage.changeFeed();
   await feed.follow(model.seq, async (changes) => {
     const applied = await model.apply(changes);
     hub.publish(applied);

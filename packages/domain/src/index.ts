@@ -11,3 +11,5 @@ export * from './ab/validate.ts';
 export * from './ab/index.ts';
 export * from './views/view.ts';
 export * from './views/read-model.ts';
+export * from './sync-quarantine.ts';
+export * from './secret-writes.ts';

@@ -15,7 +15,11 @@ export interface SyncResult {
 export type SyncGuard = (principal: Principal) => void;
 
 /** `GET /v1/sync`: the caller's view, answered from memory. */
-export function syncSnapshot(model: ReadModel, request: SyncRequest, guard?: SyncGuard): SyncResult {
+export function syncSnapshot(
+  model: ReadModel,
+  request: SyncRequest,
+  guard?: SyncGuard,
+): SyncResult {
   const principal = model.authenticate(request.slug, request.apiKey);
   guard?.(principal);
   const view = model.view(principal.viewId);

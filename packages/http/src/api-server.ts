@@ -12,6 +12,7 @@ import { problemErrors, notFoundRoute } from './express-support.ts';
 import type { Metrics } from './metrics.ts';
 import { problem, problemOf, writeProblem } from './problem.ts';
 import { syncHandler } from './sync-handler.ts';
+import { evaluateAbHandler } from './evaluate-ab-handler.ts';
 import { tenantResolver, type Tenant } from './tenant.ts';
 
 /** A lean handler answers from memory and returns the status it sent. */
@@ -19,7 +20,7 @@ export type LeanHandler = (
   req: IncomingMessage,
   res: ServerResponse,
   tenant: Tenant,
-) => number | void;
+) => number | void | Promise<number | void>;
 
 export interface ApiServerOptions {
   model: ReadModel;
@@ -51,6 +52,7 @@ export function createApiServer(options: ApiServerOptions): Server {
   /** `METHOD path` → lean handler; anything absent goes to Express. */
   const routes: Record<string, LeanHandler> = {
     'GET /v1/sync': syncHandler(model, options.syncGuard),
+    'POST /v1/flags/evaluate-ab': evaluateAbHandler(model),
     ...options.leanRoutes,
   };
 
@@ -98,16 +100,24 @@ export function createApiServer(options: ApiServerOptions): Server {
     }
     const lean = routes[`${method} ${tenant.path}`];
     if (lean) {
-      try {
-        const status = lean(req, res, tenant);
-        if (status !== undefined) metrics.countRequest(tenant.path, status);
-      } catch (error) {
+      const fail = (error: unknown) => {
         const known = problemOf(error);
         if (!known) logger.error({ err: error, path: tenant.path }, 'request failed');
         const p = known?.problem ?? problem('internal', 'internal error');
         metrics.countRequest(tenant.path, p.status);
         if (!res.headersSent) writeProblem(res, p, { ...corsHeaders, ...known?.headers });
         else res.destroy();
+      };
+      try {
+        const status = lean(req, res, tenant);
+        if (typeof status === 'number') metrics.countRequest(tenant.path, status);
+        else if (status instanceof Promise) {
+          status.then((s) => {
+            if (typeof s === 'number') metrics.countRequest(tenant.path, s);
+          }, fail);
+        }
+      } catch (error) {
+        fail(error);
       }
       return;
     }

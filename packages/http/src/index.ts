@@ -9,3 +9,6 @@ export * from './sync-handler.ts';
 export * from './api-server.ts';
 export * from './management-router.ts';
 export * from './console-server.ts';
+export * from './json-body.ts';
+export * from './evaluate-ab-handler.ts';
+export * from './secret-write-routes.ts';

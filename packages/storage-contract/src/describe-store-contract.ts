@@ -13,6 +13,7 @@ import { describeConfigsAndFlags } from './cases/configs-flags.ts';
 import { describeEntities } from './cases/entities.ts';
 import { describeProjectState } from './cases/project-state.ts';
 import { describeSecrets } from './cases/secrets.ts';
+import { describeSecretVersioningModel } from './cases/secret-versioning-model.ts';
 import { describeTransactions } from './cases/transactions.ts';
 import { ManualClock, type Harness } from './fixtures.ts';
 import type { MakeStoreSubject, StoreSubject } from './subject.ts';
@@ -72,6 +73,7 @@ export function describeStoreContract(adapterName: string, makeSubject: MakeStor
     describeApiKeys(harness);
     describeConfigsAndFlags(harness);
     describeSecrets(harness);
+    describeSecretVersioningModel(harness);
     describeChangeLog(harness);
     describeTransactions(harness);
     describeConcurrency(harness);

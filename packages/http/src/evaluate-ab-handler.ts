@@ -1,0 +1,27 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { evaluateAb, type ReadModel } from '@svc/domain';
+import { corsHeaders } from './cors.ts';
+import { readJsonBody } from './json-body.ts';
+import type { Tenant } from './tenant.ts';
+
+/**
+ * `POST /v1/flags/evaluate-ab`, a lean handler: flags are evaluated from the caller's view in
+ * memory. The key is checked before the body is read, so 401/404 cost no body transfer.
+ */
+export function evaluateAbHandler(model: ReadModel) {
+  return async (req: IncomingMessage, res: ServerResponse, tenant: Tenant): Promise<number> => {
+    const apiKey = req.headers['x-service-api-key'];
+    const request = { slug: tenant.slug, apiKey: typeof apiKey === 'string' ? apiKey : undefined };
+    model.authenticate(request.slug, request.apiKey);
+    const body = await readJsonBody(req);
+    const text = JSON.stringify(evaluateAb(model, { ...request, body }));
+    res.writeHead(200, {
+      ...corsHeaders,
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(text),
+      'Cache-Control': 'no-store',
+    });
+    res.end(text);
+    return 200;
+  };
+}

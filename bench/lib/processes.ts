@@ -1,7 +1,10 @@
 /**
  * Starts the real apps as separate processes (as in production) for benchmarks, and runs wrk.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { httpCall, tempDir } from '@svc/testkit';
 
@@ -14,11 +17,19 @@ export interface Apps {
   dataDir: string;
   api: ChildProcess;
   console: ChildProcess;
-  admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: () => any; text: string }>;
+  admin(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: () => any; text: string }>;
   stop(): Promise<void>;
 }
 
-export function spawnTs(entry: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): ChildProcess {
+export function spawnTs(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+): ChildProcess {
   return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     cwd: repoRoot,
     env,
@@ -69,10 +80,17 @@ export async function startApps(
     api,
     console: consoleProcess,
     admin: (method, path, body) =>
-      httpCall(consolePort, method, `/api${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, body }),
+      httpCall(consolePort, method, `/api${path}`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        body,
+      }),
     async stop() {
       for (const p of [api, consoleProcess]) p.kill('SIGTERM');
-      await Promise.all([api, consoleProcess].map((p) => (p.exitCode === null ? new Promise((r) => p.on('exit', r)) : null)));
+      await Promise.all(
+        [api, consoleProcess].map((p) =>
+          p.exitCode === null ? new Promise((r) => p.on('exit', r)) : null,
+        ),
+      );
     },
   };
 }
@@ -85,10 +103,58 @@ export interface WrkResult {
 }
 
 /** wrk (Debian package) with one thread: the other core runs the server. */
-export function wrk(url: string, headers: Record<string, string>, options: { connections?: number; seconds?: number } = {}): WrkResult {
-  const args = ['-t1', `-c${options.connections ?? 50}`, `-d${options.seconds ?? 10}s`, '--latency'];
+export interface WrkOptions {
+  connections?: number;
+  seconds?: number;
+  method?: string;
+  body?: string;
+}
+
+export function wrk(
+  url: string,
+  headers: Record<string, string>,
+  options: WrkOptions = {},
+): WrkResult {
+  return parseWrk(execFileSync('wrk', wrkArgs(url, headers, options), { encoding: 'utf8' }));
+}
+
+/** The same as `wrk`, without blocking (to run two loads at once). */
+export function wrkAsync(
+  url: string,
+  headers: Record<string, string>,
+  options: WrkOptions = {},
+): Promise<WrkResult> {
+  return new Promise((resolve, reject) => {
+    execFile('wrk', wrkArgs(url, headers, options), { encoding: 'utf8' }, (error, out) =>
+      error ? reject(error) : resolve(parseWrk(out)),
+    );
+  });
+}
+
+function wrkArgs(url: string, headers: Record<string, string>, options: WrkOptions): string[] {
+  const args = [
+    '-t1',
+    `-c${options.connections ?? 50}`,
+    `-d${options.seconds ?? 10}s`,
+    '--latency',
+  ];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
-  const out = execFileSync('wrk', [...args, url], { encoding: 'utf8' });
+  if (options.method || options.body !== undefined) {
+    // wrk sends bodies through a Lua script.
+    const script = join(
+      tmpdir(),
+      `svc-wrk-${process.pid}-${Math.random().toString(36).slice(2)}.lua`,
+    );
+    writeFileSync(
+      script,
+      `wrk.method = ${JSON.stringify(options.method ?? 'POST')}\nwrk.body = ${JSON.stringify(options.body ?? '')}\nwrk.headers["Content-Type"] = "application/json"\n`,
+    );
+    args.push('-s', script);
+  }
+  return [...args, url];
+}
+
+function parseWrk(out: string): WrkResult {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const p50 = latency(/\s50%\s+([\d.]+)(us|ms|s)/.exec(out));
   const p99 = latency(/\s99%\s+([\d.]+)(us|ms|s)/.exec(out));

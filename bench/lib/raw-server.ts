@@ -19,6 +19,10 @@ createServer((req, res) => {
     res.end();
     return;
   }
-  res.writeHead(200, { ...headers, 'Content-Type': 'application/json', 'Content-Length': body.length });
+  res.writeHead(200, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': body.length,
+  });
   res.end(body);
 }).listen(Number(port), '127.0.0.1', () => process.send?.('ready'));

@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { ReadModel, SecretWrites, SyncQuarantine, systemClock } from '@svc/domain';
+import { KeyUsage, ReadModel, SecretWrites, SyncQuarantine, systemClock } from '@svc/domain';
 import { SealError, sha256Digest, sha256KeyHasher } from '@svc/crypto';
 import { createApiServer, Metrics, mountSecretWrites } from '@svc/http';
 import {
@@ -15,6 +15,9 @@ import {
   type Settings,
 } from '@svc/runtime';
 import { StreamHub, streamHandler } from '@svc/sse';
+
+/** How often `last_used_at` of API keys is written. */
+const KEY_USAGE_FLUSH_MS = 30_000;
 
 export interface ApiApp {
   /** The bound port (useful with PORT=0). */
@@ -27,7 +30,9 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
   const storage = await openStorage(settings);
   const { sealer, source } = createSealer(settings);
   const metrics = new Metrics();
+  const keyUsage = new KeyUsage({ store: storage.store, clock: systemClock });
   const model = new ReadModel({
+    onKeyUsed: keyUsage.record,
     store: storage.store,
     sealer,
     hasher: sha256KeyHasher,
@@ -95,6 +100,12 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
   });
   metrics.changeSeq.set(model.seq);
   metrics.views.set(model.viewCount);
+  const usageTimer = setInterval(() => {
+    keyUsage
+      .flush()
+      .catch((error: unknown) => logger.warn({ err: error }, 'recording key use failed'));
+  }, KEY_USAGE_FLUSH_MS);
+  usageTimer.unref();
   ready = true;
   const port = (server.address() as AddressInfo).port;
   logger.info(
@@ -112,6 +123,8 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
       await hub.close();
       server.closeIdleConnections();
       await closed;
+      clearInterval(usageTimer);
+      await keyUsage.flush();
       await feed.close();
       await storage.store.close();
     },

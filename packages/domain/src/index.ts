@@ -13,3 +13,4 @@ export * from './views/view.ts';
 export * from './views/read-model.ts';
 export * from './sync-quarantine.ts';
 export * from './secret-writes.ts';
+export * from './key-usage.ts';

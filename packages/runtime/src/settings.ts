@@ -31,6 +31,8 @@ const schema = z.object({
   SYNC_QUARANTINE_S: positive(300),
   STREAM_MAX_AGE_S: positive(1800),
   SHUTDOWN_GRACE_MS: positive(10_000),
+  /** The console seeds the demo workspace on first start unless this is `false`. */
+  SEED_DEMO: z.enum(['true', 'false']).default('true'),
 });
 
 export type Settings = z.infer<typeof schema> & { dataDir: string };

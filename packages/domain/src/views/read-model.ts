@@ -22,6 +22,8 @@ export interface ReadModelDeps {
   sealer: SecretSealer;
   hasher: KeyHasher;
   digest: Digest;
+  /** Told of each successful authentication (to record when a key was last used). */
+  onKeyUsed?: (keyId: string) => void;
 }
 
 /** Who is calling: the outcome of authenticating a request. */
@@ -107,6 +109,7 @@ export class ReadModel {
     }
     const project = this.projects.get(key.projectId);
     if (!project) throw new UnauthorizedError();
+    this.deps.onKeyUsed?.(key.id);
     return {
       workspace,
       project,

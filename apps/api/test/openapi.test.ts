@@ -7,10 +7,11 @@ const spec = parse(readFileSync(new URL('../openapi.yaml', import.meta.url), 'ut
 
 describe('openapi.yaml', () => {
   it('documents every public route', () => {
-    const routes = Object.entries(spec.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
-      Object.keys(ops)
-        .filter((m) => m !== 'parameters')
-        .map((m) => `${m.toUpperCase()} ${path}`),
+    const routes = Object.entries(spec.paths as Record<string, Record<string, unknown>>).flatMap(
+      ([path, ops]) =>
+        Object.keys(ops)
+          .filter((m) => m !== 'parameters')
+          .map((m) => `${m.toUpperCase()} ${path}`),
     );
     expect(routes.sort()).toEqual(
       [

@@ -5,7 +5,7 @@ try {
   const settings = loadSettings();
   const logger = createLogger({ name: 'console', level: settings.LOG_LEVEL });
   const app = await startConsole(settings, logger, {
-    seedDemo: process.env.SEED_DEMO !== 'false',
+    seedDemo: settings.SEED_DEMO === 'true',
   }).catch((error: unknown) => {
     logger.fatal({ err: error }, 'console failed to start');
     process.exit(1);

@@ -52,3 +52,25 @@ export function route(
       .catch(next);
   };
 }
+
+/** A path parameter as a string ('' when absent). */
+export function pathParam(req: express.Request, name: string): string {
+  const value = req.params[name];
+  return typeof value === 'string' ? value : '';
+}
+
+/** A secret version from the path; NaN (a 400 from the domain) when it is not a whole number. */
+export function versionParam(req: express.Request): number {
+  const raw = pathParam(req, 'version');
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+}
+
+/** The `201 Created` or `200` answer to a secret write. */
+export function sendSecretWritten(
+  res: express.Response,
+  result: { created: boolean; key: string; version: number; type: string },
+): void {
+  res
+    .status(result.created ? 201 : 200)
+    .json({ key: result.key, version: result.version, type: result.type });
+}

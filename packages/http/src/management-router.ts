@@ -9,7 +9,7 @@ import {
   type Management,
   type ScopeRef,
 } from '@svc/domain';
-import { route } from './express-support.ts';
+import { pathParam, route, sendSecretWritten, versionParam } from './express-support.ts';
 import {
   createKey,
   createSlugged,
@@ -68,7 +68,7 @@ export function managementRouter({ management, checkToken }: ManagementRouterOpt
   api.get(
     '/workspaces/:ws',
     route(async (req, res) => {
-      res.json(workspaceJson(await management.getWorkspace(param(req, 'ws'))));
+      res.json(workspaceJson(await management.getWorkspace(pathParam(req, 'ws'))));
     }),
   );
   api.patch(
@@ -77,7 +77,7 @@ export function managementRouter({ management, checkToken }: ManagementRouterOpt
       const body = parseInput(patchWorkspace, req.body);
       res.json(
         workspaceJson(
-          await management.updateWorkspace(param(req, 'ws'), {
+          await management.updateWorkspace(pathParam(req, 'ws'), {
             billingStatus: body.billing_status,
           }),
         ),
@@ -88,28 +88,28 @@ export function managementRouter({ management, checkToken }: ManagementRouterOpt
     '/workspaces/:ws/audit',
     route(async (req, res) => {
       const limit = Math.min(Math.max(Number(req.query.limit ?? 100) || 100, 1), 1000);
-      res.json((await management.listAudit(param(req, 'ws'), limit)).map(auditJson));
+      res.json((await management.listAudit(pathParam(req, 'ws'), limit)).map(auditJson));
     }),
   );
 
   api.get(
     '/workspaces/:ws/projects',
     route(async (req, res) => {
-      res.json((await management.listProjects(param(req, 'ws'))).map(projectJson));
+      res.json((await management.listProjects(pathParam(req, 'ws'))).map(projectJson));
     }),
   );
   api.post(
     '/workspaces/:ws/projects',
     route(async (req, res) => {
       const body = parseInput(createSlugged, req.body);
-      res.status(201).json(projectJson(await management.createProject(param(req, 'ws'), body)));
+      res.status(201).json(projectJson(await management.createProject(pathParam(req, 'ws'), body)));
     }),
   );
   api.patch(
     '/workspaces/:ws/projects/:p',
     route(async (req, res) => {
       const body = parseInput(patchProject, req.body);
-      const project = await management.updateProject(param(req, 'ws'), param(req, 'p'), {
+      const project = await management.updateProject(pathParam(req, 'ws'), pathParam(req, 'p'), {
         abTesting: body.ab_testing,
       });
       res.json(projectJson(project));
@@ -119,7 +119,9 @@ export function managementRouter({ management, checkToken }: ManagementRouterOpt
   api.get(
     '/workspaces/:ws/projects/:p/services',
     route(async (req, res) => {
-      res.json((await management.listServices(param(req, 'ws'), param(req, 'p'))).map(serviceJson));
+      res.json(
+        (await management.listServices(pathParam(req, 'ws'), pathParam(req, 'p'))).map(serviceJson),
+      );
     }),
   );
   api.post(
@@ -128,27 +130,39 @@ export function managementRouter({ management, checkToken }: ManagementRouterOpt
       const body = parseInput(createSlugged, req.body);
       res
         .status(201)
-        .json(serviceJson(await management.createService(param(req, 'ws'), param(req, 'p'), body)));
+        .json(
+          serviceJson(
+            await management.createService(pathParam(req, 'ws'), pathParam(req, 'p'), body),
+          ),
+        );
     }),
   );
 
   api.get(
     '/workspaces/:ws/projects/:p/keys',
     route(async (req, res) => {
-      res.json((await management.listApiKeys(param(req, 'ws'), param(req, 'p'))).map(keyJson));
+      res.json(
+        (await management.listApiKeys(pathParam(req, 'ws'), pathParam(req, 'p'))).map(keyJson),
+      );
     }),
   );
   api.post(
     '/workspaces/:ws/projects/:p/keys',
     route(async (req, res) => {
       const body = parseInput(createKey, req.body);
-      res.status(201).json(await management.createApiKey(param(req, 'ws'), param(req, 'p'), body));
+      res
+        .status(201)
+        .json(await management.createApiKey(pathParam(req, 'ws'), pathParam(req, 'p'), body));
     }),
   );
   api.delete(
     '/workspaces/:ws/projects/:p/keys/:id',
     route(async (req, res) => {
-      await management.revokeApiKey(param(req, 'ws'), param(req, 'p'), param(req, 'id'));
+      await management.revokeApiKey(
+        pathParam(req, 'ws'),
+        pathParam(req, 'p'),
+        pathParam(req, 'id'),
+      );
       res.status(204).end();
     }),
   );
@@ -158,7 +172,7 @@ export function managementRouter({ management, checkToken }: ManagementRouterOpt
       `${prefix}/configs/:key`,
       route(async (req, res) => {
         const body = parseInput(putConfig, req.body);
-        const entry = await management.putConfig(scopeOf(req), param(req, 'key'), {
+        const entry = await management.putConfig(scopeOf(req), pathParam(req, 'key'), {
           value: body.value,
           isPublic: body.is_public,
         });
@@ -169,7 +183,7 @@ export function managementRouter({ management, checkToken }: ManagementRouterOpt
       `${prefix}/flags/:key`,
       route(async (req, res) => {
         const body = parseInput(putFlag, req.body);
-        const flag = await management.putFlag(scopeOf(req), param(req, 'key'), {
+        const flag = await management.putFlag(scopeOf(req), pathParam(req, 'key'), {
           isActive: body.is_active,
           rules: body.rules,
           rolloutPercentage: body.rollout_percentage,
@@ -182,21 +196,23 @@ export function managementRouter({ management, checkToken }: ManagementRouterOpt
       `${prefix}/secrets/:key`,
       route(async (req, res) => {
         const body = parseInput(putSecret, req.body);
-        const result = await management.putSecret(scopeOf(req), param(req, 'key'), {
+        const result = await management.putSecret(scopeOf(req), pathParam(req, 'key'), {
           value: body.value,
           type: body.type,
           fileName: body.file_name,
           expectedVersion: body.expected_version,
         });
-        res
-          .status(result.created ? 201 : 200)
-          .json({ key: result.key, version: result.version, type: result.type });
+        sendSecretWritten(res, result);
       }),
     );
     api.delete(
       `${prefix}/secrets/:key/versions/:version`,
       route(async (req, res) => {
-        await management.deleteSecretVersion(scopeOf(req), param(req, 'key'), versionParam(req));
+        await management.deleteSecretVersion(
+          scopeOf(req),
+          pathParam(req, 'key'),
+          versionParam(req),
+        );
         res.status(204).end();
       }),
     );
@@ -204,7 +220,7 @@ export function managementRouter({ management, checkToken }: ManagementRouterOpt
       api.delete(
         `${prefix}/${kind}/:key`,
         route(async (req, res) => {
-          await management.deleteItem(scopeOf(req), kind, param(req, 'key'));
+          await management.deleteItem(scopeOf(req), kind, pathParam(req, 'key'));
           res.status(204).end();
         }),
       );
@@ -232,21 +248,11 @@ export function managementRouter({ management, checkToken }: ManagementRouterOpt
   return api;
 }
 
-function param(req: Request, name: string): string {
-  const value = req.params[name];
-  return typeof value === 'string' ? value : '';
-}
-
-function versionParam(req: Request): number {
-  const raw = param(req, 'version');
-  return /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
-}
-
 function scopeOf(req: Request): ScopeRef {
   const service = req.params.s;
   return {
-    workspace: param(req, 'ws'),
-    project: param(req, 'p'),
+    workspace: pathParam(req, 'ws'),
+    project: pathParam(req, 'p'),
     ...(typeof service === 'string' ? { service } : {}),
   };
 }

@@ -3,7 +3,7 @@ import type { Express, Request } from 'express';
 import type { SecretWrites, WriteRequest } from '@svc/domain';
 import { z } from 'zod';
 import { tenantOf } from './api-server.ts';
-import { jsonBody, route } from './express-support.ts';
+import { jsonBody, pathParam, route, sendSecretWritten, versionParam } from './express-support.ts';
 import { parseInput } from './validation.ts';
 
 const putSecretBody = z.strictObject({
@@ -19,31 +19,24 @@ export function mountSecretWrites(app: Express, writes: SecretWrites): void {
       // The key first: a caller without a valid key learns nothing from body validation.
       writes.authorize(writeRequest(req));
       const body = parseInput(putSecretBody, req.body);
-      const result = await writes.set(writeRequest(req), param(req, 'key'), {
+      const result = await writes.set(writeRequest(req), pathParam(req, 'key'), {
         value: body.value,
         expectedVersion: body.expected_version,
       });
-      res
-        .status(result.created ? 201 : 200)
-        .json({ key: result.key, version: result.version, type: result.type });
+      sendSecretWritten(res, result);
     }),
   );
   app.delete(
     '/v1/secrets/:key',
     route(async (req, res) => {
-      await writes.delete(writeRequest(req), param(req, 'key'));
+      await writes.delete(writeRequest(req), pathParam(req, 'key'));
       res.status(204).end();
     }),
   );
   app.delete(
     '/v1/secrets/:key/versions/:version',
     route(async (req, res) => {
-      const raw = param(req, 'version');
-      await writes.deleteVersion(
-        writeRequest(req),
-        param(req, 'key'),
-        /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN,
-      );
+      await writes.deleteVersion(writeRequest(req), pathParam(req, 'key'), versionParam(req));
       res.status(204).end();
     }),
   );
@@ -52,9 +45,4 @@ export function mountSecretWrites(app: Express, writes: SecretWrites): void {
 function writeRequest(req: Request): WriteRequest {
   const apiKey = req.headers['x-service-api-key'];
   return { slug: tenantOf(req).slug, apiKey: typeof apiKey === 'string' ? apiKey : undefined };
-}
-
-function param(req: Request, name: string): string {
-  const value = req.params[name];
-  return typeof value === 'string' ? value : '';
 }

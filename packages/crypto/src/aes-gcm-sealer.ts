@@ -20,10 +20,23 @@ export class AesGcmSealer implements SecretSealer {
   /** Short fingerprint of the root key, to tell which key sealed a value. */
   readonly rootKeyId: string;
 
-  constructor(private readonly rootKey: Buffer) {
-    if (rootKey.length !== ROOT_KEY_BYTES)
-      throw new SealError(`root key must be ${ROOT_KEY_BYTES} bytes`);
-    this.rootKeyId = createHash('sha256').update(rootKey).digest('base64url').slice(0, 8);
+  /** Root keys by fingerprint: the current one and any previous ones still being rotated out. */
+  private readonly keyring = new Map<string, Buffer>();
+
+  /**
+   * Seals under `rootKey`; opens values sealed under it or under any of `previousKeys` (during a
+   * root-key rotation, until every value is re-wrapped).
+   */
+  constructor(
+    private readonly rootKey: Buffer,
+    previousKeys: Buffer[] = [],
+  ) {
+    for (const key of [rootKey, ...previousKeys]) {
+      if (key.length !== ROOT_KEY_BYTES)
+        throw new SealError(`root key must be ${ROOT_KEY_BYTES} bytes`);
+      this.keyring.set(fingerprint(key), key);
+    }
+    this.rootKeyId = fingerprint(rootKey);
   }
 
   seal(plaintext: string, context: string): SealedValue {
@@ -44,12 +57,12 @@ export class AesGcmSealer implements SecretSealer {
 
   open(sealed: SealedValue, context: string): string {
     const parts = parse(sealed);
-    if (parts.rootKeyId !== this.rootKeyId) {
-      throw new SealError(
-        `value was sealed under root key ${parts.rootKeyId}, not ${this.rootKeyId}`,
-      );
-    }
-    const dataKey = decrypt(this.rootKey, parts.wrapIv, parts.wrappedKey, `key:${context}`);
+    const dataKey = decrypt(
+      this.rootKeyOf(parts.rootKeyId),
+      parts.wrapIv,
+      parts.wrappedKey,
+      `key:${context}`,
+    );
     try {
       return decrypt(dataKey, parts.iv, parts.ciphertext, `value:${context}`).toString('utf8');
     } finally {
@@ -58,13 +71,19 @@ export class AesGcmSealer implements SecretSealer {
   }
 
   /**
-   * Re-wraps the data key of a value sealed by `previous` under this sealer's root key; the
-   * ciphertext itself is untouched (root-key rotation without re-encrypting values).
+   * Re-wraps the data key of a value sealed under a previous root key under the current one;
+   * the ciphertext itself is untouched (root-key rotation without re-encrypting values).
+   * A value already under the current key is returned as it is.
    */
-  rewrap(sealed: SealedValue, context: string, previous: AesGcmSealer): SealedValue {
+  rewrap(sealed: SealedValue, context: string): SealedValue {
     const parts = parse(sealed);
     if (parts.rootKeyId === this.rootKeyId) return sealed;
-    const dataKey = decrypt(previous.rootKey, parts.wrapIv, parts.wrappedKey, `key:${context}`);
+    const dataKey = decrypt(
+      this.rootKeyOf(parts.rootKeyId),
+      parts.wrapIv,
+      parts.wrappedKey,
+      `key:${context}`,
+    );
     try {
       return [
         VERSION,
@@ -78,10 +97,23 @@ export class AesGcmSealer implements SecretSealer {
     }
   }
 
+  private rootKeyOf(id: string): Buffer {
+    const key = this.keyring.get(id);
+    if (!key)
+      throw new SealError(
+        `value was sealed under root key ${id}, which is not configured (current: ${this.rootKeyId})`,
+      );
+    return key;
+  }
+
   private wrap(dataKey: Buffer, context: string): [string, string] {
     const [iv, wrapped] = encrypt(this.rootKey, dataKey, `key:${context}`);
     return [b64(iv), b64(wrapped)];
   }
+}
+
+function fingerprint(key: Buffer): string {
+  return createHash('sha256').update(key).digest('base64url').slice(0, 8);
 }
 
 function encrypt(key: Buffer, plaintext: Buffer, aad: string): [Buffer, Buffer] {

@@ -71,13 +71,20 @@ describe('AesGcmSealer', () => {
     expect(() => sealer.open('garbage', 'ctx')).toThrow(SealError);
   });
 
-  it('re-wraps under a new root key without changing the ciphertext', () => {
-    const next = new AesGcmSealer(randomBytes(32));
-    const sealed = sealer.seal('rotate me', 'ctx');
-    const rewrapped = next.rewrap(sealed, 'ctx', sealer);
+  it('opens values of a previous root key and re-wraps them under the new one', () => {
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    const before = new AesGcmSealer(oldKey);
+    const during = new AesGcmSealer(newKey, [oldKey]);
+    const sealed = before.seal('rotate me', 'ctx');
+    expect(during.open(sealed, 'ctx')).toBe('rotate me');
+    const rewrapped = during.rewrap(sealed, 'ctx');
     expect(rewrapped.split('.')[5]).toBe(sealed.split('.')[5]);
-    expect(next.open(rewrapped, 'ctx')).toBe('rotate me');
-    expect(() => sealer.open(rewrapped, 'ctx')).toThrow(SealError);
+    expect(rewrapped.split('.')[1]).toBe(during.rootKeyId);
+    expect(during.rewrap(rewrapped, 'ctx')).toBe(rewrapped);
+    expect(new AesGcmSealer(newKey).open(rewrapped, 'ctx')).toBe('rotate me');
+    expect(() => before.open(rewrapped, 'ctx')).toThrow(SealError);
+    expect(() => during.rewrap(sealed, 'other-ctx')).toThrow(SealError);
   });
 });
 

@@ -55,12 +55,23 @@ export interface StoreReader {
 
   loadProjectState(projectId: string): Promise<ProjectState | undefined>;
 
+  /** Every remaining secret version of every project, with where it lives (root-key rotation). */
+  listSealedVersions(): Promise<SealedVersionRef[]>;
+
   /** Change-log rows with `seq > afterSeq`, in order, at most `limit`. */
   changesAfter(afterSeq: number, limit: number): Promise<Change[]>;
   /** The seq of the newest change-log row (0 when empty). */
   lastChangeSeq(): Promise<number>;
 
   listAudit(workspaceId: string, limit: number): Promise<AuditEntry[]>;
+}
+
+/** One sealed secret version and where it lives. */
+export interface SealedVersionRef {
+  scope: Scope;
+  key: string;
+  version: number;
+  sealed: SealedValue;
 }
 
 export interface NewSecretVersion {
@@ -111,6 +122,13 @@ export interface StoreWriter extends StoreReader {
   deleteSecretVersion(scope: Scope, key: string, version: number): Promise<Change | undefined>;
 
   appendAudit(entry: Omit<AuditEntry, 'id' | 'at'>): Promise<void>;
+
+  /**
+   * Replaces the sealed form of one remaining version with another sealing of the same value
+   * (root-key rotation). Not a change: no revision bump, no change-log row. False when the
+   * version is gone.
+   */
+  replaceSealed(ref: SealedVersionRef): Promise<boolean>;
 }
 
 export interface Store extends StoreReader {

@@ -12,7 +12,7 @@ import {
 } from './errors.ts';
 import type { Change, Scope, SecretType } from './model.ts';
 import { assertItemKey } from './names.ts';
-import type { SecretSealer, StoreWriter } from './ports.ts';
+import type { SecretSealer, Store, StoreWriter } from './ports.ts';
 
 export const SECRET_TEXT_MAX_BYTES = 64 * 1024;
 export const SECRET_FILE_MAX_BYTES = 1024 * 1024;
@@ -106,4 +106,33 @@ export async function deleteSecretVersion(
   const change = await tx.deleteSecretVersion(scope, key, version);
   if (!change) throw new VersionNotFoundError(`secret '${key}' has no version ${version}`);
   return change;
+}
+
+/** Re-wraps a sealed value's data key under the current root key (root-key rotation). */
+export type Rewrap = (sealed: string, context: string) => string;
+
+/**
+ * Root-key rotation: re-wraps every remaining secret version under the current root key, in small
+ * transactions so that writers are never held up for long. Values are not re-encrypted and
+ * nothing changes for readers. Returns how many sealed values were rewritten.
+ */
+export async function rewrapAllSecrets(
+  store: Store,
+  rewrap: Rewrap,
+  batchSize = 200,
+): Promise<number> {
+  const all = await store.listSealedVersions();
+  let rewritten = 0;
+  for (let i = 0; i < all.length; i += batchSize) {
+    const batch = all.slice(i, i + batchSize);
+    rewritten += await store.transaction(async (tx) => {
+      let n = 0;
+      for (const ref of batch) {
+        const sealed = rewrap(ref.sealed, secretContext(ref.scope, ref.key, ref.version));
+        if (sealed !== ref.sealed && (await tx.replaceSealed({ ...ref, sealed }))) n += 1;
+      }
+      return n;
+    });
+  }
+  return rewritten;
 }

@@ -1,11 +1,18 @@
-import { AesGcmSealer, loadRootKey } from '@svc/crypto';
+import { AesGcmSealer, decodeRootKey, loadRootKey } from '@svc/crypto';
 import type { Settings } from './settings.ts';
 
-/** The sealer for secret values, under the root key of the settings (or DATA_DIR's key file). */
+/**
+ * The sealer for secret values, under the root key of the settings (or DATA_DIR's key file),
+ * also opening values of `SERVICE_ROOT_KEY_PREVIOUS` while a rotation is under way.
+ */
 export function createSealer(settings: Settings): { sealer: AesGcmSealer; source: string } {
   const { key, source } = loadRootKey({
     fromEnv: settings.SERVICE_ROOT_KEY,
     dataDir: settings.dataDir,
   });
-  return { sealer: new AesGcmSealer(key), source };
+  const previous = (settings.SERVICE_ROOT_KEY_PREVIOUS ?? '')
+    .split(',')
+    .filter((k) => k.trim() !== '')
+    .map((k) => decodeRootKey(k, 'SERVICE_ROOT_KEY_PREVIOUS'));
+  return { sealer: new AesGcmSealer(key, previous), source };
 }

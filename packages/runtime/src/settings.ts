@@ -23,6 +23,8 @@ const schema = z.object({
     .default('localhost'),
   CONSOLE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SERVICE_ROOT_KEY: z.string().optional(),
+  /** Comma-separated previous root keys, still accepted for opening while a rotation runs. */
+  SERVICE_ROOT_KEY_PREVIOUS: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WRITE_RATE_LIMIT_MAX: positive(30),
   WRITE_RATE_LIMIT_WINDOW_S: positive(10),

@@ -14,6 +14,7 @@ import { describeEntities } from './cases/entities.ts';
 import { describeProjectState } from './cases/project-state.ts';
 import { describeSecrets } from './cases/secrets.ts';
 import { describeSecretVersioningModel } from './cases/secret-versioning-model.ts';
+import { describeSealedVersions } from './cases/sealed-versions.ts';
 import { describeTransactions } from './cases/transactions.ts';
 import { ManualClock, type Harness } from './fixtures.ts';
 import type { MakeStoreSubject, StoreSubject } from './subject.ts';
@@ -74,6 +75,7 @@ export function describeStoreContract(adapterName: string, makeSubject: MakeStor
     describeConfigsAndFlags(harness);
     describeSecrets(harness);
     describeSecretVersioningModel(harness);
+    describeSealedVersions(harness);
     describeChangeLog(harness);
     describeTransactions(harness);
     describeConcurrency(harness);

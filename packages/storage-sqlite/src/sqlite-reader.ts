@@ -12,6 +12,7 @@ import type {
   Project,
   ProjectState,
   Scope,
+  SealedVersionRef,
   SecretVersion,
   Service,
   StoreReader,
@@ -169,6 +170,24 @@ export class SqliteReader implements StoreReader {
       .orderBy('version')
       .execute();
     return rows.map(toSecretVersion);
+  }
+
+  async listSealedVersions(): Promise<SealedVersionRef[]> {
+    const rows = await this.db
+      .selectFrom('secret_versions')
+      .select(['project_id', 'scope', 'key', 'version', 'sealed'])
+      .where('deleted_at', 'is', null)
+      .orderBy('project_id')
+      .orderBy('scope')
+      .orderBy('key')
+      .orderBy('version')
+      .execute();
+    return rows.map((r) => ({
+      scope: { projectId: r.project_id, serviceId: r.scope === '' ? null : r.scope },
+      key: r.key,
+      version: Number(r.version),
+      sealed: r.sealed ?? '',
+    }));
   }
 
   /** One query per table, whatever the number of items. */

@@ -20,6 +20,7 @@ import {
   type NewSecretVersion,
   type Project,
   type Scope,
+  type SealedVersionRef,
   type Service,
   type StoreWriter,
   type ValueKind,
@@ -329,6 +330,19 @@ export class SqliteWriter extends SqliteReader implements StoreWriter {
       .executeTakeFirst();
     // With versions left the current value may have changed; without, the secret is gone.
     return this.valueChange(scope, 'secret', key, remaining ? 'upsert' : 'delete');
+  }
+
+  async replaceSealed(ref: SealedVersionRef): Promise<boolean> {
+    const { numUpdatedRows } = await this.db
+      .updateTable('secret_versions')
+      .set({ sealed: ref.sealed })
+      .where('project_id', '=', ref.scope.projectId)
+      .where('scope', '=', scopeColumn(ref.scope))
+      .where('key', '=', ref.key)
+      .where('version', '=', ref.version)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return numUpdatedRows > 0n;
   }
 
   async appendAudit(entry: Omit<AuditEntry, 'id' | 'at'>): Promise<void> {

@@ -133,6 +133,7 @@ const store: StoreReader = {
   changesAfter: async () => [],
   lastChangeSeq: async () => 0,
   listAudit: notUsed,
+  listSealedVersions: notUsed,
 };
 
 let model: ReadModel;

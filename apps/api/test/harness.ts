@@ -31,7 +31,11 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+/** `logs` collects every log line of both apps (at LOG_LEVEL, silent by default). */
+export async function startHarness(
+  env: Record<string, string> = {},
+  options: { logs?: string[] } = {},
+): Promise<Harness> {
   const dataDir = tempDir('svc-e2e-');
   const settings = loadSettings({
     DATA_DIR: dataDir,
@@ -42,7 +46,11 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const logger = createLogger({ name: 'test', level: 'silent' });
+  const logs = options.logs;
+  const logger = createLogger(
+    { name: 'test', level: settings.LOG_LEVEL },
+    logs ? { write: (line: string) => void logs.push(line) } : undefined,
+  );
   const consoleApp = await startConsole(settings, logger, { seedDemo: false });
   const api = await startApi(settings, logger);
   const admin = (method: string, path: string, body?: unknown) =>

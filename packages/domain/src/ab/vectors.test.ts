@@ -1,5 +1,5 @@
 /** The shared test vectors (design/ab-vectors.json), reproduced exactly. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { FlagEntry } from '../model.ts';
 import { bucketHash, bucketOf, bucketPercentage } from './bucket.ts';
@@ -27,8 +27,10 @@ interface EvaluationVector {
   expected: boolean;
 }
 
-// The design folder sits beside the repository: /work/shared next to /work/main.
-const vectorsUrl = new URL('../../../../../shared/design/ab-vectors.json', import.meta.url);
+// A copy of design/ab-vectors.json kept in the repository, so a clone alone runs the suite;
+// where the design folder sits beside the repository, the copy must equal it (last test).
+const vectorsUrl = new URL('../../test-vectors/ab-vectors.json', import.meta.url);
+const designUrl = new URL('../../../../../shared/design/ab-vectors.json', import.meta.url);
 const vectors = JSON.parse(readFileSync(vectorsUrl, 'utf8')) as {
   buckets: BucketVector[];
   evaluations: EvaluationVector[];
@@ -69,4 +71,10 @@ describe('evaluation vectors', () => {
       expect(evaluateFlag(flagEntry(v.flag), v.user_id, v.attributes)).toBe(v.expected);
     },
   );
+});
+
+describe('the vectors copy', () => {
+  it.runIf(existsSync(designUrl))('equals design/ab-vectors.json', () => {
+    expect(readFileSync(vectorsUrl, 'utf8')).toBe(readFileSync(designUrl, 'utf8'));
+  });
 });

@@ -84,7 +84,9 @@ export function createApiServer(options: ApiServerOptions): Server {
     },
   };
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
+    // Shutting down: answer, then close the connection, so keep-alive clients move elsewhere.
+    if (!server.listening) res.shouldKeepAlive = false;
     const url = req.url ?? '/';
     const method = req.method ?? 'GET';
     const top = topLevel[url.split('?', 1)[0]!];
@@ -126,6 +128,7 @@ export function createApiServer(options: ApiServerOptions): Server {
     req.url = tenant.path + (query === -1 ? '' : url.slice(query));
     app(req, res);
   });
+  return server;
 }
 
 function writeJson(res: ServerResponse, status: number, body: unknown): void {

@@ -7,13 +7,7 @@ import { once } from 'node:events';
 import { KeyUsage, ReadModel, SecretWrites, SyncQuarantine, systemClock } from '@svc/domain';
 import { SealError, sha256Digest, sha256KeyHasher } from '@svc/crypto';
 import { createApiServer, Metrics, mountSecretWrites } from '@svc/http';
-import {
-  createSealer,
-  memoryWriteRateLimiter,
-  openStorage,
-  type Logger,
-  type Settings,
-} from '@svc/runtime';
+import { createSealer, openStorage, type Logger, type Settings } from '@svc/runtime';
 import { StreamHub, streamHandler } from '@svc/sse';
 
 /** How often `last_used_at` of API keys is written. */
@@ -27,7 +21,9 @@ export interface ApiApp {
 }
 
 export async function startApi(settings: Settings, logger: Logger): Promise<ApiApp> {
-  const storage = await openStorage(settings);
+  const storage = await openStorage(settings, {
+    onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
+  });
   const { sealer, source } = createSealer(settings);
   const metrics = new Metrics();
   const keyUsage = new KeyUsage({ store: storage.store, clock: systemClock });
@@ -50,7 +46,7 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     model,
     store: storage.store,
     sealer,
-    limiter: memoryWriteRateLimiter({
+    limiter: storage.writeRateLimiter({
       max: settings.WRITE_RATE_LIMIT_MAX,
       windowSeconds: settings.WRITE_RATE_LIMIT_WINDOW_S,
     }),

@@ -1,8 +1,14 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import type { ChangeFeed, Store } from '@svc/domain';
+import type { ChangeFeed, Store, WriteRateLimiter } from '@svc/domain';
+import { openPostgresStore } from '@svc/storage-postgres';
 import { openSqliteStore } from '@svc/storage-sqlite';
 import type { Settings } from './settings.ts';
+import {
+  memoryWriteRateLimiter,
+  postgresWriteRateLimiter,
+  type WriteRateLimitOptions,
+} from './write-rate-limiter.ts';
 
 export const SQLITE_FILE = 'svc.sqlite';
 
@@ -10,18 +16,50 @@ export interface Storage {
   store: Store;
   /** A change feed following the store's log (one per api instance). */
   changeFeed(): ChangeFeed;
+  /**
+   * The secret write limit: counted in the database on PostgreSQL (shared by every api
+   * instance), in memory on SQLite (one api process).
+   */
+  writeRateLimiter(options: WriteRateLimitOptions): WriteRateLimiter;
   /** Human-readable: which database (no credentials). */
   describe: string;
 }
 
 /** SQLite in DATA_DIR by default; DATABASE_URL=postgres://… selects PostgreSQL. */
-export async function openStorage(settings: Settings): Promise<Storage> {
+export async function openStorage(
+  settings: Settings,
+  options: { onConnectionError?: (error: Error) => void } = {},
+): Promise<Storage> {
   const url = settings.DATABASE_URL;
-  if (url?.startsWith('postgres')) {
-    throw new Error('DATABASE_URL=postgres://… is not supported yet by this build');
+  if (url && /^postgres(ql)?:\/\//.test(url)) {
+    const store = await openPostgresStore({
+      connectionString: url,
+      ...(options.onConnectionError ? { onConnectionError: options.onConnectionError } : {}),
+    });
+    return {
+      store,
+      changeFeed: () => store.changeFeed(),
+      writeRateLimiter: (limit) => postgresWriteRateLimiter(store, limit),
+      describe: describePostgres(url),
+    };
   }
   const file = url ? url.replace(/^(sqlite|file):/, '') : join(settings.dataDir, SQLITE_FILE);
   mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
   const store = await openSqliteStore({ file });
-  return { store, changeFeed: () => store.changeFeed(), describe: `sqlite:${file}` };
+  return {
+    store,
+    changeFeed: () => store.changeFeed(),
+    writeRateLimiter: memoryWriteRateLimiter,
+    describe: `sqlite:${file}`,
+  };
+}
+
+/** `postgres://host:port/database`, without user, password or parameters. */
+export function describePostgres(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `postgres://${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'postgres';
+  }
 }

@@ -282,7 +282,9 @@ describe('stream hub', () => {
     expect(f.hub.size).toBe(1);
     stalled.resume(); // only a reading socket notices that the server has gone
     await stalled.closedByServer;
-    expect(slowest).toBeLessThan(50);
+    // A publish that waited on the stalled socket would never return; the bound only allows for a
+    // busy CI machine (GC, scheduling), not for buffering.
+    expect(slowest).toBeLessThan(250);
     f.hub.publish({
       views: [{ view: view('v', revision + 1), changes: [upsert('x', 1)] }],
       revokedKeyIds: [],

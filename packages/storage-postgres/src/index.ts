@@ -1,0 +1,11 @@
+export type * from './database.ts';
+export { CHANGE_SEQ_COUNTER } from './database.ts';
+export { migrations } from './migrations.ts';
+export {
+  CHANGE_CHANNEL,
+  PostgresStore,
+  changeChannel,
+  openPostgresStore,
+  type PostgresStoreOptions,
+} from './postgres-store.ts';
+export { PostgresChangeFeed, type PostgresChangeFeedOptions } from './postgres-change-feed.ts';

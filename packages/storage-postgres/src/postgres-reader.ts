@@ -1,0 +1,322 @@
+/**
+ * Reads over a Kysely instance that is either the store's database or one transaction's
+ * connection, so the same queries serve both.
+ */
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type {
+  ApiKeyRecord,
+  AuditEntry,
+  Change,
+  ConfigEntry,
+  FlagEntry,
+  Project,
+  ProjectState,
+  Scope,
+  SealedVersionRef,
+  SecretVersion,
+  Service,
+  StoreReader,
+  Workspace,
+} from '@svc/domain';
+import type {
+  ConfigRow,
+  Database,
+  FlagRow,
+  ProjectRow,
+  SecretVersionRow,
+  ServiceRow,
+} from './database.ts';
+import {
+  scopeColumn,
+  toApiKey,
+  toAuditEntry,
+  toChange,
+  toConfig,
+  toFlag,
+  toProject,
+  toSecretVersion,
+  toService,
+  toWorkspace,
+} from './rows.ts';
+
+export class PostgresReader implements StoreReader {
+  constructor(protected readonly db: Kysely<Database>) {}
+
+  async findWorkspaceBySlug(slug: string): Promise<Workspace | undefined> {
+    const row = await this.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('slug', '=', slug)
+      .executeTakeFirst();
+    return row && toWorkspace(row);
+  }
+
+  async findWorkspaceById(id: string): Promise<Workspace | undefined> {
+    const row = await this.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toWorkspace(row);
+  }
+
+  async listWorkspaces(): Promise<Workspace[]> {
+    const rows = await this.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .orderBy(binary('slug'))
+      .execute();
+    return rows.map(toWorkspace);
+  }
+
+  async findProject(workspaceId: string, slug: string): Promise<Project | undefined> {
+    const row = await this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('slug', '=', slug)
+      .executeTakeFirst();
+    return row && toProject(row);
+  }
+
+  async findProjectById(id: string): Promise<Project | undefined> {
+    const row = await this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toProject(row);
+  }
+
+  async listProjects(workspaceId?: string): Promise<Project[]> {
+    let query = this.db.selectFrom('projects').selectAll();
+    if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
+    const rows = await query.orderBy(binary('workspace_id')).orderBy(binary('slug')).execute();
+    return rows.map(toProject);
+  }
+
+  async findService(projectId: string, slug: string): Promise<Service | undefined> {
+    const row = await this.db
+      .selectFrom('services')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('slug', '=', slug)
+      .executeTakeFirst();
+    return row && toService(row);
+  }
+
+  async listServices(projectId: string): Promise<Service[]> {
+    const rows = await this.db
+      .selectFrom('services')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy(binary('slug'))
+      .execute();
+    return rows.map(toService);
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('hash', '=', hash)
+      .executeTakeFirst();
+    return row && toApiKey(row);
+  }
+
+  async findApiKeyById(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toApiKey(row);
+  }
+
+  async listApiKeys(projectId?: string): Promise<ApiKeyRecord[]> {
+    let query = this.db.selectFrom('api_keys').selectAll();
+    if (projectId !== undefined) query = query.where('project_id', '=', projectId);
+    const rows = await query.orderBy('created_at').orderBy(binary('id')).execute();
+    return rows.map(toApiKey);
+  }
+
+  async listConfigs(scope: Scope): Promise<ConfigEntry[]> {
+    const rows = await this.db
+      .selectFrom('configs')
+      .selectAll()
+      .where('project_id', '=', scope.projectId)
+      .where('scope', '=', scopeColumn(scope))
+      .orderBy(binary('key'))
+      .execute();
+    return rows.map(toConfig);
+  }
+
+  async listFlags(scope: Scope): Promise<FlagEntry[]> {
+    const rows = await this.db
+      .selectFrom('flags')
+      .selectAll()
+      .where('project_id', '=', scope.projectId)
+      .where('scope', '=', scopeColumn(scope))
+      .orderBy(binary('key'))
+      .execute();
+    return rows.map(toFlag);
+  }
+
+  async listSecrets(scope: Scope): Promise<SecretVersion[]> {
+    const rows = await this.currentSecretVersions(scope.projectId)
+      .where('v.scope', '=', scopeColumn(scope))
+      .orderBy(binary('v.key'))
+      .execute();
+    return rows.map(toSecretVersion);
+  }
+
+  async listSecretVersions(scope: Scope, key: string): Promise<SecretVersion[]> {
+    const rows = await this.db
+      .selectFrom('secret_versions')
+      .selectAll()
+      .where('project_id', '=', scope.projectId)
+      .where('scope', '=', scopeColumn(scope))
+      .where('key', '=', key)
+      .where('deleted_at', 'is', null)
+      .orderBy('version')
+      .execute();
+    return rows.map(toSecretVersion);
+  }
+
+  async listSealedVersions(): Promise<SealedVersionRef[]> {
+    const rows = await this.db
+      .selectFrom('secret_versions')
+      .select(['project_id', 'scope', 'key', 'version', 'sealed'])
+      .where('deleted_at', 'is', null)
+      .orderBy(binary('project_id'))
+      .orderBy(binary('scope'))
+      .orderBy(binary('key'))
+      .orderBy('version')
+      .execute();
+    return rows.map((r) => ({
+      scope: { projectId: r.project_id, serviceId: r.scope === '' ? null : r.scope },
+      key: r.key,
+      version: Number(r.version),
+      sealed: r.sealed ?? '',
+    }));
+  }
+
+  /**
+   * The whole project in one statement: one round trip, and one snapshot (so its revision
+   * matches its values) without a transaction. Rows come back as JSON objects with the columns'
+   * names; bigint columns as JSON numbers.
+   */
+  async loadProjectState(projectId: string): Promise<ProjectState | undefined> {
+    const { rows } = await sql<ProjectStateRow>`
+      select
+        (select row_to_json(p) from projects p where p.id = ${projectId}) as project,
+        (select coalesce(json_agg(s order by s.slug collate "C"), '[]')
+           from services s where s.project_id = ${projectId}) as services,
+        (select coalesce(json_agg(c order by c.scope collate "C", c.key collate "C"), '[]')
+           from configs c where c.project_id = ${projectId}) as configs,
+        (select coalesce(json_agg(f order by f.scope collate "C", f.key collate "C"), '[]')
+           from flags f where f.project_id = ${projectId}) as flags,
+        (select coalesce(json_agg(v order by v.scope collate "C", v.key collate "C"), '[]')
+           from secret_versions v
+          where v.project_id = ${projectId} and v.deleted_at is null
+            and not exists (
+              select 1 from secret_versions w
+               where w.project_id = v.project_id and w.scope = v.scope and w.key = v.key
+                 and w.version > v.version and w.deleted_at is null)) as secrets
+    `.execute(this.db);
+    const row = rows[0];
+    if (!row?.project) return undefined;
+    return {
+      project: toProject(row.project),
+      services: row.services.map(toService),
+      configs: groupByScope(row.configs, toConfig),
+      flags: groupByScope(row.flags, toFlag),
+      secrets: groupByScope(row.secrets, toSecretVersion),
+    };
+  }
+
+  async changesAfter(afterSeq: number, limit: number): Promise<Change[]> {
+    const rows = await this.db
+      .selectFrom('changes')
+      .selectAll()
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return rows.map(toChange);
+  }
+
+  async lastChangeSeq(): Promise<number> {
+    const row = await this.db
+      .selectFrom('changes')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .executeTakeFirst();
+    return row?.seq ?? 0;
+  }
+
+  async listAudit(workspaceId: string, limit: number): Promise<AuditEntry[]> {
+    const rows = await this.db
+      .selectFrom('audit')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('at', 'desc')
+      // Entries of the same millisecond: the later insert first.
+      .orderBy('pos', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toAuditEntry);
+  }
+
+  /** The highest remaining version of each secret of the project. */
+  private currentSecretVersions(projectId: string) {
+    return this.db
+      .selectFrom('secret_versions as v')
+      .selectAll('v')
+      .where('v.project_id', '=', projectId)
+      .where('v.deleted_at', 'is', null)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('secret_versions as w')
+              .select('w.version')
+              .whereRef('w.project_id', '=', 'v.project_id')
+              .whereRef('w.scope', '=', 'v.scope')
+              .whereRef('w.key', '=', 'v.key')
+              .whereRef('w.version', '>', 'v.version')
+              .where('w.deleted_at', 'is', null),
+          ),
+        ),
+      );
+  }
+}
+
+/** What `loadProjectState`'s one statement returns. */
+interface ProjectStateRow {
+  project: ProjectRow | null;
+  services: ServiceRow[];
+  configs: ConfigRow[];
+  flags: FlagRow[];
+  secrets: SecretVersionRow[];
+}
+
+/**
+ * Text ordered by code point, as SQLite orders it, whatever the database's collation (en_US
+ * would put `b` before `C`): both adapters list in the same order.
+ */
+function binary(column: string): RawBuilder<unknown> {
+  return sql`${sql.ref(column)} collate "C"`;
+}
+
+function groupByScope<R extends { scope: string }, T>(
+  rows: R[],
+  convert: (row: R) => T,
+): Map<string, T[]> {
+  const byScope = new Map<string, T[]>();
+  for (const row of rows) {
+    const items = byScope.get(row.scope);
+    if (items) items.push(convert(row));
+    else byScope.set(row.scope, [convert(row)]);
+  }
+  return byScope;
+}

@@ -115,7 +115,15 @@ case "${1:-}" in
     install_deps
     start_test_postgres
     # Not exec: the EXIT trap stops the throwaway PostgreSQL afterwards.
-    pnpm test
+    log=$(mktemp)
+    status=0
+    pnpm test 2>&1 | tee "$log" || status=$?
+    # One closing line over every package's vitest summary: "N passed, N failed".
+    sed 's/\x1b\[[0-9;]*m//g' "$log" | awk '/ Tests  / {
+        for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i }
+      } END { printf "%d passed, %d failed\n", p, f }'
+    rm -f "$log"
+    exit "$status"
     ;;
   *)
     echo "usage: bash scripts/dev.sh start|test" >&2

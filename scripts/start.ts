@@ -56,7 +56,7 @@ function banner(settings: Settings): string {
   const demo = readDemoSeed(settings.dataDir);
   const lines = [
     '',
-    '  svc is running (embedded SQLite in ' + settings.dataDir + ')',
+    `  svc is running (${settings.DATABASE_URL?.startsWith('postgres') ? 'PostgreSQL from DATABASE_URL' : `embedded SQLite in ${settings.dataDir}`})`,
     '',
     `  api        ${api}/{workspace}/v1/…   or   http://{workspace}.localhost:${settings.PORT}/v1/…`,
     `  console    ${consoleUrl}   (management API under ${consoleUrl}/api)`,

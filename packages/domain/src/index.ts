@@ -10,6 +10,7 @@ export * from './ab/rules.ts';
 export * from './ab/validate.ts';
 export * from './ab/index.ts';
 export * from './views/view.ts';
+export * from './views/project-views.ts';
 export * from './views/read-model.ts';
 export * from './sync-quarantine.ts';
 export * from './secret-writes.ts';

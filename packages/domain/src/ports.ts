@@ -48,6 +48,8 @@ export interface StoreReader {
 
   listConfigs(scope: Scope): Promise<ConfigEntry[]>;
   listFlags(scope: Scope): Promise<FlagEntry[]>;
+  findConfig(scope: Scope, key: string): Promise<ConfigEntry | undefined>;
+  findFlag(scope: Scope, key: string): Promise<FlagEntry | undefined>;
   /** The current version of every secret of the scope. */
   listSecrets(scope: Scope): Promise<SecretVersion[]>;
   /** Remaining versions of one secret, oldest first (empty when the secret does not exist). */

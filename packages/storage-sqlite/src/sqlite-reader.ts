@@ -151,6 +151,28 @@ export class SqliteReader implements StoreReader {
     return rows.map(toFlag);
   }
 
+  async findConfig(scope: Scope, key: string): Promise<ConfigEntry | undefined> {
+    const row = await this.db
+      .selectFrom('configs')
+      .selectAll()
+      .where('project_id', '=', scope.projectId)
+      .where('scope', '=', scopeColumn(scope))
+      .where('key', '=', key)
+      .executeTakeFirst();
+    return row && toConfig(row);
+  }
+
+  async findFlag(scope: Scope, key: string): Promise<FlagEntry | undefined> {
+    const row = await this.db
+      .selectFrom('flags')
+      .selectAll()
+      .where('project_id', '=', scope.projectId)
+      .where('scope', '=', scopeColumn(scope))
+      .where('key', '=', key)
+      .executeTakeFirst();
+    return row && toFlag(row);
+  }
+
   async listSecrets(scope: Scope): Promise<SecretVersion[]> {
     const rows = await this.currentSecretVersions(scope.projectId)
       .where('v.scope', '=', scopeColumn(scope))

@@ -124,6 +124,8 @@ const store: StoreReader = {
   listApiKeys: async () => keys,
   listConfigs: notUsed,
   listFlags: notUsed,
+  findConfig: notUsed,
+  findFlag: notUsed,
   listSecrets: notUsed,
   listSecretVersions: notUsed,
   loadProjectState: async (id) => {

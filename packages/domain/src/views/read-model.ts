@@ -5,17 +5,10 @@
 import { parseApiKey, type KeyType } from '../api-key-format.ts';
 import { NotFoundError, UnauthorizedError } from '../errors.ts';
 import type { ApiKeyRecord, Change, Project, Workspace } from '../model.ts';
-import type { Digest, KeyHasher, ProjectState, SecretSealer, StoreReader } from '../ports.ts';
+import type { Digest, KeyHasher, SecretSealer, StoreReader } from '../ports.ts';
 import { secretContext } from '../secrets.ts';
-import {
-  buildViewContent,
-  type ViewContent,
-  diffItems,
-  renderSnapshot,
-  viewId,
-  type ItemChange,
-  type View,
-} from './view.ts';
+import { ProjectViews, type ItemUpdate, type ViewChange } from './project-views.ts';
+import { viewId, type View } from './view.ts';
 
 export interface ReadModelDeps {
   store: StoreReader;
@@ -35,19 +28,11 @@ export interface Principal {
   viewId: string;
 }
 
-/** One view's changes from one batch of the change log. */
-export interface ViewChange {
-  view: View;
-  changes: ItemChange[];
-}
-
 export interface AppliedChanges {
   views: ViewChange[];
   /** Keys revoked in this batch: their streams close. */
   revokedKeyIds: string[];
 }
-
-const KEY_TYPES: KeyType[] = ['sk', 'pk'];
 
 export class ReadModel {
   private readonly workspacesBySlug = new Map<string, Workspace>();
@@ -56,6 +41,7 @@ export class ReadModel {
   private readonly keysByHash = new Map<string, ApiKeyRecord>();
   private readonly keyHashById = new Map<string, string>();
   private readonly views = new Map<string, View>();
+  private readonly projectViews = new Map<string, ProjectViews>();
   private lastSeq = 0;
 
   constructor(private readonly deps: ReadModelDeps) {}
@@ -66,8 +52,7 @@ export class ReadModel {
     this.lastSeq = await this.deps.store.lastChangeSeq();
     for (const ws of await this.deps.store.listWorkspaces()) this.putWorkspace(ws);
     for (const key of await this.deps.store.listApiKeys()) this.putKey(key);
-    for (const project of await this.deps.store.listProjects())
-      await this.reloadProject(project.id);
+    for (const project of await this.deps.store.listProjects()) await this.loadProject(project.id);
     return this.lastSeq;
   }
 
@@ -119,24 +104,58 @@ export class ReadModel {
     };
   }
 
-  /** Applies a batch of the change log, in order; returns what changed per view. */
+  /**
+   * Applies a batch of the change log, in order; returns what changed per view. A value change
+   * re-reads that one item and touches only the views that can see it.
+   */
   async apply(changes: Change[]): Promise<AppliedChanges> {
-    const projectsToReload = new Set<string>();
+    const projectIds = new Set<string>();
+    const newServices: Change[] = [];
+    // One read per item, however often the batch changed it; the last change names its revision.
+    const items = new Map<string, Change>();
     const keyIds = new Set<string>();
     for (const change of changes) {
       if (change.seq <= this.lastSeq) continue;
+      this.lastSeq = change.seq;
       if (change.kind === 'workspace') {
         const ws = await this.deps.store.findWorkspaceById(change.workspaceId);
         if (ws) this.putWorkspace(ws);
       } else if (change.kind === 'key') {
         keyIds.add(change.key);
-      } else if (change.projectId) {
-        projectsToReload.add(change.projectId);
+      } else if (change.projectId === null) {
+        continue;
+      } else if (change.kind === 'project') {
+        projectIds.add(change.projectId);
+      } else if (change.kind === 'service') {
+        newServices.push(change);
+      } else {
+        const id = `${change.projectId}|${change.serviceId ?? ''}|${change.kind}|${change.key}`;
+        items.delete(id);
+        items.set(id, change);
       }
-      this.lastSeq = change.seq;
+    }
+    for (const projectId of projectIds) await this.refreshProject(projectId);
+    for (const change of newServices) {
+      for (const view of this.projectViews.get(change.projectId!)?.addService(change.serviceId!) ??
+        []) {
+        this.views.set(view.id, view);
+      }
+    }
+    const updates = new Map<string, ItemUpdate[]>();
+    for (const change of items.values()) {
+      const projectId = change.projectId!;
+      if (!this.projectViews.has(projectId)) continue;
+      let list = updates.get(projectId);
+      if (!list) updates.set(projectId, (list = []));
+      list.push(await this.readItem(change));
     }
     const views: ViewChange[] = [];
-    for (const projectId of projectsToReload) views.push(...(await this.reloadProject(projectId)));
+    for (const [projectId, list] of updates) {
+      for (const changed of this.projectViews.get(projectId)!.apply(list)) {
+        this.views.set(changed.view.id, changed.view);
+        if (changed.changes.length > 0) views.push(changed);
+      }
+    }
     // Keys last, so that a new key never authenticates before its view exists.
     const revokedKeyIds: string[] = [];
     for (const id of keyIds) {
@@ -168,55 +187,44 @@ export class ReadModel {
     this.keyHashById.delete(id);
   }
 
-  /** Rebuilds the project's views; views whose items did not change are kept as they are. */
-  private async reloadProject(projectId: string): Promise<ViewChange[]> {
-    const state = await this.deps.store.loadProjectState(projectId);
-    if (!state) return [];
-    this.projects.set(projectId, state.project);
-    const scopes = [null, ...state.services.map((s) => s.id)];
-    const changed: ViewChange[] = [];
-    for (const serviceId of scopes) {
-      for (const keyType of KEY_TYPES) {
-        const id = viewId(projectId, serviceId, keyType);
-        const content = buildViewContent(state, serviceId, keyType, (secret, scope) =>
-          this.deps.sealer.open(
-            secret.sealed,
-            secretContext({ projectId, serviceId: scope }, secret.key, secret.version),
-          ),
-        );
-        const previous = this.views.get(id);
-        const changes = previous ? diffItems(previous.items, content.items) : [];
-        // Targeting edits change no item but must reach evaluate-ab: keep the old bytes, new flags.
-        if (previous && changes.length === 0) {
-          this.views.set(id, { ...previous, flags: content.flags });
-          continue;
-        }
-        const view = this.makeView(state, serviceId, keyType, content);
-        this.views.set(id, view);
-        if (previous) changed.push({ view, changes });
-      }
+  /** The item as it is now, for the views to take over. */
+  private async readItem(change: Change): Promise<ItemUpdate> {
+    const scope = { projectId: change.projectId!, serviceId: change.serviceId };
+    const at = { serviceId: change.serviceId, revision: change.revision ?? 0, key: change.key };
+    const store = this.deps.store;
+    if (change.kind === 'config') {
+      return { ...at, kind: 'config', entry: await store.findConfig(scope, change.key) };
     }
-    return changed;
+    if (change.kind === 'flag') {
+      return { ...at, kind: 'flag', entry: await store.findFlag(scope, change.key) };
+    }
+    const versions = await store.listSecretVersions(scope, change.key);
+    return { ...at, kind: 'secret', entry: versions.at(-1) };
   }
 
-  private makeView(
-    state: ProjectState,
-    serviceId: string | null,
-    keyType: KeyType,
-    content: ViewContent,
-  ): View {
-    const revision = state.project.revision;
-    const body = renderSnapshot(revision, keyType, content.items);
-    return {
-      id: viewId(state.project.id, serviceId, keyType),
-      projectId: state.project.id,
-      serviceId,
-      keyType,
-      revision,
-      items: content.items,
-      flags: content.flags,
-      body,
-      etag: `"${this.deps.digest(body)}"`,
-    };
+  /** A project's record changed (the AB add-on), or the project is new. */
+  private async refreshProject(projectId: string): Promise<void> {
+    const known = this.projectViews.get(projectId);
+    if (!known) return this.loadProject(projectId);
+    const project = await this.deps.store.findProjectById(projectId);
+    if (!project) return;
+    known.project = project;
+    this.projects.set(projectId, project);
+  }
+
+  private async loadProject(projectId: string): Promise<void> {
+    const state = await this.deps.store.loadProjectState(projectId);
+    if (!state) return;
+    const views = ProjectViews.build(state, {
+      digest: this.deps.digest,
+      open: (secret, serviceId) =>
+        this.deps.sealer.open(
+          secret.sealed,
+          secretContext({ projectId, serviceId }, secret.key, secret.version),
+        ),
+    });
+    this.projectViews.set(projectId, views);
+    this.projects.set(projectId, state.project);
+    for (const view of views.allViews()) this.views.set(view.id, view);
   }
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ConfigEntry, FlagEntry, SecretVersion } from '../model.ts';
 import type { ProjectState } from '../ports.ts';
-import { buildViewContent, diffItems, renderSnapshot, type OpenSecret } from './view.ts';
+import { ProjectViews } from './project-views.ts';
+import { diffItems, renderSnapshot, viewId, type OpenSecret } from './view.ts';
 
 const config = (key: string, value: unknown, isPublic: boolean): ConfigEntry => ({
   key,
@@ -26,6 +27,19 @@ const secret = (key: string, version: number, sealed: string, file?: string): Se
   createdAt: 0,
 });
 const open: OpenSecret = (s) => `plain(${s.sealed})`;
+
+/** What a key of `keyType` bound to `serviceId` sees of `state`. */
+function buildViewContent(
+  projectState: ProjectState,
+  serviceId: string | null,
+  keyType: 'sk' | 'pk',
+  openSecret: OpenSecret,
+) {
+  const views = ProjectViews.build(projectState, { open: openSecret, digest: (t) => t });
+  const id = viewId(projectState.project.id, serviceId, keyType);
+  const view = [...views.allViews()].find((v) => v.id === id)!;
+  return { items: view.items, flags: view.flags };
+}
 
 const state: ProjectState = {
   project: {

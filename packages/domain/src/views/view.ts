@@ -5,8 +5,7 @@
  * answers with no query and no serialization.
  */
 import type { KeyType } from '../api-key-format.ts';
-import type { ConfigEntry, FlagEntry, SecretVersion, ValueKind } from '../model.ts';
-import type { ProjectState } from '../ports.ts';
+import type { FlagEntry, SecretVersion, ValueKind } from '../model.ts';
 
 /** `config:db.pool`, `flag:checkout.v2`, `secret:stripe.api_key`. */
 export type ItemId = `${ValueKind}:${string}`;
@@ -44,45 +43,6 @@ export function parseItemId(id: ItemId): { kind: ValueKind; key: string } {
 
 /** Opens a secret version to its plaintext. */
 export type OpenSecret = (secret: SecretVersion, serviceId: string | null) => string;
-
-export interface ViewContent {
-  items: Map<ItemId, string>;
-  flags: Map<string, FlagEntry>;
-}
-
-/** What a key of `keyType` bound to `serviceId` (or none) sees. */
-export function buildViewContent(
-  state: ProjectState,
-  serviceId: string | null,
-  keyType: KeyType,
-  openSecret: OpenSecret,
-): ViewContent {
-  const scopes = serviceId === null ? [''] : ['', serviceId];
-  const configs = new Map<string, ConfigEntry>();
-  const flags = new Map<string, FlagEntry>();
-  const secrets = new Map<string, { secret: SecretVersion; serviceId: string | null }>();
-  // Later scopes win: the service's value overrides the project's for the same kind and key.
-  for (const scope of scopes) {
-    for (const c of state.configs.get(scope) ?? []) configs.set(c.key, c);
-    for (const f of state.flags.get(scope) ?? []) flags.set(f.key, f);
-    for (const s of state.secrets.get(scope) ?? []) {
-      secrets.set(s.key, { secret: s, serviceId: scope === '' ? null : scope });
-    }
-  }
-  const items = new Map<ItemId, string>();
-  for (const c of configs.values()) {
-    // The public filter applies after the overlay: a private override hides a public value.
-    if (keyType === 'pk' && !c.isPublic) continue;
-    items.set(itemId('config', c.key), c.valueJson);
-  }
-  for (const f of flags.values()) items.set(itemId('flag', f.key), f.isActive ? 'true' : 'false');
-  if (keyType === 'sk') {
-    for (const { secret, serviceId: scope } of secrets.values()) {
-      items.set(itemId('secret', secret.key), secretJson(secret, openSecret(secret, scope)));
-    }
-  }
-  return { items, flags };
-}
 
 /** A secret as the snapshot shows it: `{"value", "type", "version", "file_name"?}`. */
 export function secretJson(secret: SecretVersion, plaintext: string): string {

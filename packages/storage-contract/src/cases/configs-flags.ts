@@ -113,6 +113,30 @@ export function describeConfigsAndFlags(h: Harness): void {
       expect(await h.rawRows(`select key from configs`)).toHaveLength(1);
     });
 
+    it('finds one config of one scope, exactly as listed', async () => {
+      const s = await seed(h.store);
+      const other = await seed(h.store, 'other');
+      h.clock.set(T0 + 5);
+      await h.store.transaction(async (tx) => {
+        await tx.putConfig(s.projectScope, { key: 'a.b', valueJson: '{"x":1}', isPublic: true });
+        await tx.putConfig(s.serviceScope, { key: 'a.b', valueJson: '2', isPublic: false });
+      });
+      expect(await h.store.findConfig(s.projectScope, 'a.b')).toStrictEqual({
+        key: 'a.b',
+        valueJson: '{"x":1}',
+        isPublic: true,
+        updatedAt: T0 + 5,
+      });
+      expect(await h.store.findConfig(s.serviceScope, 'a.b')).toStrictEqual(
+        (await h.store.listConfigs(s.serviceScope))[0],
+      );
+      expect(await h.store.findConfig(s.projectScope, 'A.B')).toBeUndefined();
+      expect(await h.store.findConfig(other.projectScope, 'a.b')).toBeUndefined();
+      await h.store.transaction((tx) => tx.deleteConfig(s.projectScope, 'a.b'));
+      expect(await h.store.findConfig(s.projectScope, 'a.b')).toBeUndefined();
+      expect(await h.store.findConfig(s.serviceScope, 'a.b')).toBeDefined();
+    });
+
     it('lists nothing for another project', async () => {
       const one = await seed(h.store, 'one');
       const two = await seed(h.store, 'two');
@@ -124,6 +148,29 @@ export function describeConfigsAndFlags(h: Harness): void {
   });
 
   describe('flags', () => {
+    it('finds one flag of one scope, targeting included', async () => {
+      const s = await seed(h.store);
+      await h.store.transaction(async (tx) => {
+        await tx.putFlag(s.serviceScope, {
+          key: 'f',
+          isActive: true,
+          rules: RULES,
+          rolloutPercentage: 50.5,
+          salt: 'x',
+        });
+      });
+      expect(await h.store.findFlag(s.serviceScope, 'f')).toStrictEqual(
+        (await h.store.listFlags(s.serviceScope))[0],
+      );
+      expect(await h.store.findFlag(s.serviceScope, 'f')).toMatchObject({
+        rules: RULES,
+        rolloutPercentage: 50.5,
+      });
+      expect(await h.store.findFlag(s.projectScope, 'f')).toBeUndefined();
+      await h.store.transaction((tx) => tx.deleteFlag(s.serviceScope, 'f'));
+      expect(await h.store.findFlag(s.serviceScope, 'f')).toBeUndefined();
+    });
+
     it('round-trips rules, rollout, salt and activity per scope', async () => {
       const s = await seed(h.store);
       h.clock.set(T0 + 4);

@@ -1,165 +1,27 @@
 /**
- * The schema as Kysely sees it: the SQLite adapter's schema, column for column (text ids, bigint
- * milliseconds, 0/1 integers for booleans, JSON as text), so both adapters share one contract
- * and data moves between them as it is. `bigint` columns arrive as numbers: the pool parses int8
- * with `Number()` (see `postgres-store.ts`). One addition: `audit.pos`, standing in for SQLite's
- * rowid to order entries of the same millisecond.
+ * The schema as Kysely sees it on PostgreSQL: the shared schema of `@svc/storage-kysely`,
+ * column for column as on SQLite, so both adapters share one contract and data moves between
+ * them as it is. `bigint` columns arrive as numbers: the pool parses int8 with `Number()` (see
+ * `postgres-store.ts`). One addition: `audit.pos`, standing in for SQLite's rowid to order
+ * entries of the same millisecond.
  */
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
-import type { BillingStatus, ChangeKind, ChangeOp, KeyKind, SecretType } from '@svc/domain';
+import type {
+  AuditTable as SharedAuditTable,
+  Database as SharedDatabase,
+} from '@svc/storage-kysely';
 
-/** 0 or 1: booleans are integers on every database. */
-export type Flag01 = 0 | 1;
+// Every table type but the two that differ here, which the declarations below take over.
+export type * from '@svc/storage-kysely/database';
 
-export interface WorkspacesTable {
-  id: string;
-  slug: string;
-  name: string;
-  billing_status: BillingStatus;
-  created_at: number;
-}
-export type WorkspaceRow = Selectable<WorkspacesTable>;
-export type NewWorkspaceRow = Insertable<WorkspacesTable>;
-export type WorkspaceUpdate = Updateable<WorkspacesTable>;
-
-export interface ProjectsTable {
-  id: string;
-  workspace_id: string;
-  slug: string;
-  name: string;
-  ab_testing: Flag01;
-  revision: number;
-  created_at: number;
-}
-export type ProjectRow = Selectable<ProjectsTable>;
-export type NewProjectRow = Insertable<ProjectsTable>;
-export type ProjectUpdate = Updateable<ProjectsTable>;
-
-export interface ServicesTable {
-  id: string;
-  project_id: string;
-  slug: string;
-  name: string;
-  created_at: number;
-}
-export type ServiceRow = Selectable<ServicesTable>;
-export type NewServiceRow = Insertable<ServicesTable>;
-export type ServiceUpdate = Updateable<ServicesTable>;
-
-export interface ApiKeysTable {
-  id: string;
-  workspace_id: string;
-  project_id: string;
-  service_id: string | null;
-  kind: KeyKind;
-  name: string;
-  prefix: string;
-  hash: string;
-  created_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
-export type ApiKeyRow = Selectable<ApiKeysTable>;
-export type NewApiKeyRow = Insertable<ApiKeysTable>;
-export type ApiKeyUpdate = Updateable<ApiKeysTable>;
-
-/** `scope` is `''` for project level, otherwise the service id. */
-export interface ConfigsTable {
-  project_id: string;
-  scope: string;
-  key: string;
-  value_json: string;
-  is_public: Flag01;
-  updated_at: number;
-}
-export type ConfigRow = Selectable<ConfigsTable>;
-export type NewConfigRow = Insertable<ConfigsTable>;
-export type ConfigUpdate = Updateable<ConfigsTable>;
-
-export interface FlagsTable {
-  project_id: string;
-  scope: string;
-  key: string;
-  is_active: Flag01;
-  rules_json: string;
-  /** The rollout percentage times 100 (0..10000): 12.34 % is 1234. */
-  rollout_hundredths: number;
-  salt: string | null;
-  updated_at: number;
-}
-export type FlagRow = Selectable<FlagsTable>;
-export type NewFlagRow = Insertable<FlagsTable>;
-export type FlagUpdate = Updateable<FlagsTable>;
-
-/**
- * Deleted versions keep their row (so version numbers are never reused) with `deleted_at` set
- * and `sealed` erased.
- */
-export interface SecretVersionsTable {
-  project_id: string;
-  scope: string;
-  key: string;
-  version: number;
-  type: SecretType;
-  file_name: string | null;
-  sealed: string | null;
-  created_at: number;
-  deleted_at: number | null;
-}
-export type SecretVersionRow = Selectable<SecretVersionsTable>;
-export type NewSecretVersionRow = Insertable<SecretVersionsTable>;
-export type SecretVersionUpdate = Updateable<SecretVersionsTable>;
-
-/** The change log; `seq` comes from the `change_seq` counter, so commit order is seq order. */
-export interface ChangesTable {
-  seq: number;
-  workspace_id: string;
-  project_id: string | null;
-  service_id: string | null;
-  revision: number | null;
-  kind: ChangeKind;
-  key: string;
-  op: ChangeOp;
-  at: number;
-}
-export type ChangeRow = Selectable<ChangesTable>;
-export type NewChangeRow = Insertable<ChangesTable>;
-export type ChangeUpdate = Updateable<ChangesTable>;
-
-export interface CountersTable {
-  name: string;
-  value: number;
-}
-export type CounterRow = Selectable<CountersTable>;
-export type NewCounterRow = Insertable<CountersTable>;
-export type CounterUpdate = Updateable<CountersTable>;
-
-export interface AuditTable {
+export interface AuditTable extends SharedAuditTable {
   /** Insert order (an identity column): PostgreSQL has no rowid. */
   pos: Generated<number>;
-  id: string;
-  workspace_id: string;
-  at: number;
-  actor: string;
-  action: string;
-  target: string;
 }
 export type AuditRow = Selectable<AuditTable>;
 export type NewAuditRow = Insertable<AuditTable>;
 export type AuditUpdate = Updateable<AuditTable>;
 
-export interface Database {
-  workspaces: WorkspacesTable;
-  projects: ProjectsTable;
-  services: ServicesTable;
-  api_keys: ApiKeysTable;
-  configs: ConfigsTable;
-  flags: FlagsTable;
-  secret_versions: SecretVersionsTable;
-  changes: ChangesTable;
-  counters: CountersTable;
+export interface Database extends Omit<SharedDatabase, 'audit'> {
   audit: AuditTable;
 }
-
-/** The counter that allocates change-log seqs. */
-export const CHANGE_SEQ_COUNTER = 'change_seq';

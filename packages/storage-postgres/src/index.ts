@@ -1,5 +1,5 @@
 export type * from './database.ts';
-export { CHANGE_SEQ_COUNTER } from './database.ts';
+export { CHANGE_SEQ_COUNTER } from '@svc/storage-kysely';
 export { migrations } from './migrations.ts';
 export {
   CHANGE_CHANNEL,

@@ -6,11 +6,16 @@
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { systemClock, type Clock, type Store, type StoreWriter } from '@svc/domain';
-import { CHANGE_SEQ_COUNTER, type Database } from './database.ts';
+import {
+  CHANGE_SEQ_COUNTER,
+  KyselyReader,
+  KyselyWriter,
+  type Database as SharedDatabase,
+} from '@svc/storage-kysely';
+import type { Database } from './database.ts';
 import { migrations } from './migrations.ts';
 import { PostgresChangeFeed, type PostgresChangeFeedOptions } from './postgres-change-feed.ts';
-import { PostgresReader } from './postgres-reader.ts';
-import { PostgresWriter } from './postgres-writer.ts';
+import { postgresStoreDialect } from './postgres-store-dialect.ts';
 
 /** The NOTIFY channel of the change log (per schema, see `changeChannel`). */
 export const CHANGE_CHANNEL = 'svc_changes';
@@ -95,7 +100,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
  * through the store inside a transaction works (on another connection) but does not see the
  * transaction's own writes: use the `tx` it gives you.
  */
-export class PostgresStore extends PostgresReader implements Store {
+export class PostgresStore extends KyselyReader implements Store {
   private readonly feeds = new Set<PostgresChangeFeed>();
   private readonly clock: Clock;
   private readonly channel: string;
@@ -111,7 +116,9 @@ export class PostgresStore extends PostgresReader implements Store {
     readonly pool: pg.Pool,
     private readonly options: PostgresStoreOptions,
   ) {
-    super(db);
+    // The shared queries see the shared schema: `audit.pos` is the one column they never name
+    // (the dialect orders by it), and Kysely's types cannot narrow a schema by themselves.
+    super(db as unknown as Kysely<SharedDatabase>, postgresStoreDialect);
     this.clock = options.clock ?? systemClock;
     this.channel = changeChannel(options.schema);
   }
@@ -123,7 +130,15 @@ export class PostgresStore extends PostgresReader implements Store {
       await sql`select value from counters where name = ${CHANGE_SEQ_COUNTER} for update`.execute(
         trx,
       );
-      return fn(new PostgresWriter(trx, this.clock, this.channel));
+      const writer = new KyselyWriter(trx, {
+        dialect: this.dialect,
+        clock: this.clock,
+        // Delivered at commit, once per transaction however many changes it holds.
+        onFirstChange: async () => {
+          await sql`select pg_notify(${this.channel}, '')`.execute(trx);
+        },
+      });
+      return fn(writer);
     });
   }
 

@@ -1,5 +1,5 @@
-export type * from './database.ts';
-export { CHANGE_SEQ_COUNTER } from './database.ts';
+export type * from '@svc/storage-kysely/database';
+export { CHANGE_SEQ_COUNTER } from '@svc/storage-kysely';
 export { migrations } from './migrations.ts';
 export {
   BUSY_TIMEOUT_MS,

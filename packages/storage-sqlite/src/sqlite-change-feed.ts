@@ -5,8 +5,7 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import type { Change, ChangeFeed } from '@svc/domain';
-import type { ChangeRow } from './database.ts';
-import { toChange } from './rows.ts';
+import { toChange, type ChangeRow } from '@svc/storage-kysely';
 
 export interface SqliteChangeFeedOptions {
   /** The database file (it must exist: open the store first). */

@@ -11,11 +11,10 @@ import {
   type Store,
   type StoreWriter,
 } from '@svc/domain';
-import type { Database } from './database.ts';
+import { KyselyReader, KyselyWriter, type Database } from '@svc/storage-kysely';
 import { migrations } from './migrations.ts';
 import { SqliteChangeFeed, type SqliteChangeFeedOptions } from './sqlite-change-feed.ts';
-import { SqliteReader } from './sqlite-reader.ts';
-import { SqliteWriter } from './sqlite-writer.ts';
+import { sqliteStoreDialect } from './sqlite-store-dialect.ts';
 
 /** How long a writer waits for another connection's write lock before it gives up. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -50,7 +49,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
  * transactions and reads share one connection and run one at a time, so inside a transaction
  * use the `tx` it gives you: calling the store itself there would wait for ever.
  */
-export class SqliteStore extends SqliteReader implements Store {
+export class SqliteStore extends KyselyReader implements Store {
   private readonly feeds = new Set<SqliteChangeFeed>();
   private closed = false;
 
@@ -61,14 +60,19 @@ export class SqliteStore extends SqliteReader implements Store {
     readonly file: string,
     private readonly clock: Clock,
   ) {
-    super(new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }));
+    super(
+      new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }),
+      sqliteStoreDialect,
+    );
   }
 
   async transaction<T>(fn: (tx: StoreWriter) => Promise<T>): Promise<T> {
     return this.db
       .connection()
       .execute((conn) =>
-        this.inWriteTransaction(conn, () => fn(new SqliteWriter(conn, this.clock))),
+        this.inWriteTransaction(conn, () =>
+          fn(new KyselyWriter(conn, { dialect: this.dialect, clock: this.clock })),
+        ),
       );
   }
 
@@ -77,7 +81,7 @@ export class SqliteStore extends SqliteReader implements Store {
     return this.db.connection().execute(async (conn) => {
       await sql`begin`.execute(conn);
       try {
-        return await new SqliteReader(conn).loadProjectState(projectId);
+        return await new KyselyReader(conn, this.dialect).loadProjectState(projectId);
       } finally {
         if (this.sqlite.inTransaction) await sql`commit`.execute(conn);
       }

@@ -1,9 +1,10 @@
 /**
  * Writes, over one transaction's connection. Every write that api instances must see appends
- * to the change log; value writes also bump the project's revision.
+ * to the change log; value writes also bump the project's revision. How the transaction begins
+ * and orders writers is the store's business: it hands the writer a connection already inside.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   ConflictError,
   NotFoundError,
@@ -36,17 +37,33 @@ import {
   toService,
   toWorkspace,
 } from './rows.ts';
-import { SqliteReader } from './sqlite-reader.ts';
+import { KyselyReader } from './kysely-reader.ts';
+import type { StoreDialect } from './store-dialect.ts';
 
-/** SQLite ids per statement stay far below its variable limit. */
+/** Ids per statement: far below SQLite's variable limit and PostgreSQL's 65,535 parameters. */
 const TOUCH_CHUNK = 500;
 
-export class SqliteWriter extends SqliteReader implements StoreWriter {
-  constructor(
-    db: Kysely<Database>,
-    private readonly clock: Clock,
-  ) {
-    super(db);
+export interface KyselyWriterOptions {
+  dialect: StoreDialect;
+  /** Source of `created_at`, `updated_at` and change times. */
+  clock: Clock;
+  /**
+   * Runs once per transaction, as its first change is logged (PostgreSQL queues its NOTIFY
+   * here, which the server delivers at commit and drops on rollback).
+   */
+  onFirstChange?: () => Promise<void>;
+}
+
+/** The StoreWriter of the Kysely adapters, on a connection inside the store's transaction. */
+export class KyselyWriter extends KyselyReader implements StoreWriter {
+  private readonly clock: Clock;
+  private readonly onFirstChange: (() => Promise<void>) | undefined;
+  private changed = false;
+
+  constructor(db: Kysely<Database>, options: KyselyWriterOptions) {
+    super(db, options.dialect);
+    this.clock = options.clock;
+    this.onFirstChange = options.onFirstChange;
   }
 
   async insertWorkspace(input: { slug: string; name: string }): Promise<Workspace> {
@@ -57,7 +74,7 @@ export class SqliteWriter extends SqliteReader implements StoreWriter {
       billing_status: 'ok' as const,
       created_at: this.clock.now(),
     };
-    await conflictOnDuplicate(`workspace '${input.slug}' exists`, () =>
+    await this.conflictOnDuplicate(`workspace '${input.slug}' exists`, () =>
       this.db.insertInto('workspaces').values(row).execute(),
     );
     await this.appendChange({ workspaceId: row.id, kind: 'workspace', key: row.slug });
@@ -92,7 +109,7 @@ export class SqliteWriter extends SqliteReader implements StoreWriter {
       revision: 0,
       created_at: this.clock.now(),
     };
-    await conflictOnDuplicate(`project '${input.slug}' exists`, () =>
+    await this.conflictOnDuplicate(`project '${input.slug}' exists`, () =>
       this.db.insertInto('projects').values(row).execute(),
     );
     await this.appendChange({
@@ -133,7 +150,7 @@ export class SqliteWriter extends SqliteReader implements StoreWriter {
       name: input.name,
       created_at: this.clock.now(),
     };
-    await conflictOnDuplicate(`service '${input.slug}' exists`, () =>
+    await this.conflictOnDuplicate(`service '${input.slug}' exists`, () =>
       this.db.insertInto('services').values(row).execute(),
     );
     await this.appendChange({
@@ -225,14 +242,7 @@ export class SqliteWriter extends SqliteReader implements StoreWriter {
   }
 
   async deleteConfig(scope: Scope, key: string): Promise<Change | undefined> {
-    const { numDeletedRows } = await this.db
-      .deleteFrom('configs')
-      .where('project_id', '=', scope.projectId)
-      .where('scope', '=', scopeColumn(scope))
-      .where('key', '=', key)
-      .executeTakeFirstOrThrow();
-    if (numDeletedRows === 0n) return undefined;
-    return this.valueChange(scope, 'config', key, 'delete');
+    return this.deleteValue('configs', 'config', scope, key);
   }
 
   async putFlag(scope: Scope, entry: Omit<FlagEntry, 'updatedAt'>): Promise<Change> {
@@ -252,14 +262,7 @@ export class SqliteWriter extends SqliteReader implements StoreWriter {
   }
 
   async deleteFlag(scope: Scope, key: string): Promise<Change | undefined> {
-    const { numDeletedRows } = await this.db
-      .deleteFrom('flags')
-      .where('project_id', '=', scope.projectId)
-      .where('scope', '=', scopeColumn(scope))
-      .where('key', '=', key)
-      .executeTakeFirstOrThrow();
-    if (numDeletedRows === 0n) return undefined;
-    return this.valueChange(scope, 'flag', key, 'delete');
+    return this.deleteValue('flags', 'flag', scope, key);
   }
 
   async maxSecretVersion(scope: Scope, key: string): Promise<number> {
@@ -359,6 +362,46 @@ export class SqliteWriter extends SqliteReader implements StoreWriter {
       .execute();
   }
 
+  /**
+   * Runs an insert; a unique-constraint violation becomes the domain's ConflictError. Where a
+   * failed statement aborts the transaction, under a savepoint, so that the transaction stays
+   * usable for a caller who catches the conflict.
+   */
+  private async conflictOnDuplicate(
+    message: string,
+    insert: () => Promise<unknown>,
+  ): Promise<void> {
+    const savepoint = this.dialect.failedStatementAbortsTransaction;
+    if (savepoint) await sql`savepoint before_insert`.execute(this.db);
+    try {
+      await insert();
+    } catch (error) {
+      if (savepoint) await sql`rollback to savepoint before_insert`.execute(this.db);
+      if (this.dialect.isUniqueViolation(error)) {
+        throw new ConflictError(message, { cause: error });
+      }
+      throw error;
+    }
+    if (savepoint) await sql`release savepoint before_insert`.execute(this.db);
+  }
+
+  /** Deletes a config or a flag; only a deletion that found the row is a change. */
+  private async deleteValue(
+    table: 'configs' | 'flags',
+    kind: 'config' | 'flag',
+    scope: Scope,
+    key: string,
+  ): Promise<Change | undefined> {
+    const { numDeletedRows } = await this.db
+      .deleteFrom(table)
+      .where('project_id', '=', scope.projectId)
+      .where('scope', '=', scopeColumn(scope))
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
+    if (numDeletedRows === 0n) return undefined;
+    return this.valueChange(scope, kind, key, 'delete');
+  }
+
   /** Bumps the project's revision and logs the value change with it. */
   private async valueChange(
     scope: Scope,
@@ -403,6 +446,10 @@ export class SqliteWriter extends SqliteReader implements StoreWriter {
       .where('name', '=', CHANGE_SEQ_COUNTER)
       .returning('value')
       .executeTakeFirstOrThrow();
+    if (!this.changed) {
+      await this.onFirstChange?.();
+      this.changed = true;
+    }
     const change: Change = {
       seq,
       workspaceId: input.workspaceId,
@@ -430,19 +477,4 @@ export class SqliteWriter extends SqliteReader implements StoreWriter {
       .execute();
     return change;
   }
-}
-
-/** Runs an insert; a unique-constraint violation becomes the domain's ConflictError. */
-async function conflictOnDuplicate(message: string, insert: () => Promise<unknown>): Promise<void> {
-  try {
-    await insert();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError(message, { cause: error });
-    throw error;
-  }
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

@@ -1,6 +1,8 @@
 /**
- * The schema as Kysely sees it. Column conventions work on PostgreSQL too (the Postgres adapter
- * reuses this schema): text ids, integer milliseconds, 0/1 integers for booleans, JSON as text.
+ * The schema as Kysely sees it, one for SQLite and PostgreSQL: text ids, bigint milliseconds,
+ * 0/1 integers for booleans, JSON as text. Each adapter reads bigint columns as numbers (SQLite
+ * does; the Postgres pool parses int8 with `Number()`). PostgreSQL's one extra column,
+ * `audit.pos`, is the Postgres adapter's own: the shared queries never name it.
  */
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { BillingStatus, ChangeKind, ChangeOp, KeyKind, SecretType } from '@svc/domain';

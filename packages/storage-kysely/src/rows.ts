@@ -154,3 +154,17 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
     target: row.target,
   };
 }
+
+/** Rows of one project by their `scope` column, each converted, in the rows' order. */
+export function groupByScope<R extends { scope: string }, T>(
+  rows: R[],
+  convert: (row: R) => T,
+): Map<string, T[]> {
+  const byScope = new Map<string, T[]>();
+  for (const row of rows) {
+    const items = byScope.get(row.scope);
+    if (items) items.push(convert(row));
+    else byScope.set(row.scope, [convert(row)]);
+  }
+  return byScope;
+}

@@ -1,8 +1,9 @@
 /**
  * Reads over a Kysely instance that is either the store's database or one transaction's
- * connection, so the same queries serve both.
+ * connection, so the same queries serve both, on SQLite and PostgreSQL alike (where they
+ * differ, the dialect says how).
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import type {
   ApiKeyRecord,
   AuditEntry,
@@ -18,15 +19,9 @@ import type {
   StoreReader,
   Workspace,
 } from '@svc/domain';
-import type {
-  ConfigRow,
-  Database,
-  FlagRow,
-  ProjectRow,
-  SecretVersionRow,
-  ServiceRow,
-} from './database.ts';
+import type { Database } from './database.ts';
 import {
+  groupByScope,
   scopeColumn,
   toApiKey,
   toAuditEntry,
@@ -38,9 +33,14 @@ import {
   toService,
   toWorkspace,
 } from './rows.ts';
+import type { StoreDialect } from './store-dialect.ts';
 
-export class PostgresReader implements StoreReader {
-  constructor(protected readonly db: Kysely<Database>) {}
+/** The StoreReader of the Kysely adapters, on the store's database or in a transaction. */
+export class KyselyReader implements StoreReader {
+  constructor(
+    protected readonly db: Kysely<Database>,
+    protected readonly dialect: StoreDialect,
+  ) {}
 
   async findWorkspaceBySlug(slug: string): Promise<Workspace | undefined> {
     const row = await this.db
@@ -64,7 +64,7 @@ export class PostgresReader implements StoreReader {
     const rows = await this.db
       .selectFrom('workspaces')
       .selectAll()
-      .orderBy(binary('slug'))
+      .orderBy(this.dialect.byCodePoint('slug'))
       .execute();
     return rows.map(toWorkspace);
   }
@@ -91,7 +91,10 @@ export class PostgresReader implements StoreReader {
   async listProjects(workspaceId?: string): Promise<Project[]> {
     let query = this.db.selectFrom('projects').selectAll();
     if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
-    const rows = await query.orderBy(binary('workspace_id')).orderBy(binary('slug')).execute();
+    const rows = await query
+      .orderBy(this.dialect.byCodePoint('workspace_id'))
+      .orderBy(this.dialect.byCodePoint('slug'))
+      .execute();
     return rows.map(toProject);
   }
 
@@ -110,7 +113,7 @@ export class PostgresReader implements StoreReader {
       .selectFrom('services')
       .selectAll()
       .where('project_id', '=', projectId)
-      .orderBy(binary('slug'))
+      .orderBy(this.dialect.byCodePoint('slug'))
       .execute();
     return rows.map(toService);
   }
@@ -136,7 +139,10 @@ export class PostgresReader implements StoreReader {
   async listApiKeys(projectId?: string): Promise<ApiKeyRecord[]> {
     let query = this.db.selectFrom('api_keys').selectAll();
     if (projectId !== undefined) query = query.where('project_id', '=', projectId);
-    const rows = await query.orderBy('created_at').orderBy(binary('id')).execute();
+    const rows = await query
+      .orderBy('created_at')
+      .orderBy(this.dialect.byCodePoint('id'))
+      .execute();
     return rows.map(toApiKey);
   }
 
@@ -146,7 +152,7 @@ export class PostgresReader implements StoreReader {
       .selectAll()
       .where('project_id', '=', scope.projectId)
       .where('scope', '=', scopeColumn(scope))
-      .orderBy(binary('key'))
+      .orderBy(this.dialect.byCodePoint('key'))
       .execute();
     return rows.map(toConfig);
   }
@@ -157,7 +163,7 @@ export class PostgresReader implements StoreReader {
       .selectAll()
       .where('project_id', '=', scope.projectId)
       .where('scope', '=', scopeColumn(scope))
-      .orderBy(binary('key'))
+      .orderBy(this.dialect.byCodePoint('key'))
       .execute();
     return rows.map(toFlag);
   }
@@ -187,7 +193,7 @@ export class PostgresReader implements StoreReader {
   async listSecrets(scope: Scope): Promise<SecretVersion[]> {
     const rows = await this.currentSecretVersions(scope.projectId)
       .where('v.scope', '=', scopeColumn(scope))
-      .orderBy(binary('v.key'))
+      .orderBy(this.dialect.byCodePoint('v.key'))
       .execute();
     return rows.map(toSecretVersion);
   }
@@ -210,9 +216,9 @@ export class PostgresReader implements StoreReader {
       .selectFrom('secret_versions')
       .select(['project_id', 'scope', 'key', 'version', 'sealed'])
       .where('deleted_at', 'is', null)
-      .orderBy(binary('project_id'))
-      .orderBy(binary('scope'))
-      .orderBy(binary('key'))
+      .orderBy(this.dialect.byCodePoint('project_id'))
+      .orderBy(this.dialect.byCodePoint('scope'))
+      .orderBy(this.dialect.byCodePoint('key'))
       .orderBy('version')
       .execute();
     return rows.map((r) => ({
@@ -224,36 +230,38 @@ export class PostgresReader implements StoreReader {
   }
 
   /**
-   * The whole project in one statement: one round trip, and one snapshot (so its revision
-   * matches its values) without a transaction. Rows come back as JSON objects with the columns'
-   * names; bigint columns as JSON numbers.
+   * The dialect's own read of the whole project if it has one, otherwise one query per table,
+   * whatever the number of items (run it in one snapshot to have the revision match the values).
    */
   async loadProjectState(projectId: string): Promise<ProjectState | undefined> {
-    const { rows } = await sql<ProjectStateRow>`
-      select
-        (select row_to_json(p) from projects p where p.id = ${projectId}) as project,
-        (select coalesce(json_agg(s order by s.slug collate "C"), '[]')
-           from services s where s.project_id = ${projectId}) as services,
-        (select coalesce(json_agg(c order by c.scope collate "C", c.key collate "C"), '[]')
-           from configs c where c.project_id = ${projectId}) as configs,
-        (select coalesce(json_agg(f order by f.scope collate "C", f.key collate "C"), '[]')
-           from flags f where f.project_id = ${projectId}) as flags,
-        (select coalesce(json_agg(v order by v.scope collate "C", v.key collate "C"), '[]')
-           from secret_versions v
-          where v.project_id = ${projectId} and v.deleted_at is null
-            and not exists (
-              select 1 from secret_versions w
-               where w.project_id = v.project_id and w.scope = v.scope and w.key = v.key
-                 and w.version > v.version and w.deleted_at is null)) as secrets
-    `.execute(this.db);
-    const row = rows[0];
-    if (!row?.project) return undefined;
+    if (this.dialect.loadProjectState) return this.dialect.loadProjectState(this.db, projectId);
+    const project = await this.findProjectById(projectId);
+    if (!project) return undefined;
+    const services = await this.listServices(projectId);
+    const configs = await this.db
+      .selectFrom('configs')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy(this.dialect.byCodePoint('scope'))
+      .orderBy(this.dialect.byCodePoint('key'))
+      .execute();
+    const flags = await this.db
+      .selectFrom('flags')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy(this.dialect.byCodePoint('scope'))
+      .orderBy(this.dialect.byCodePoint('key'))
+      .execute();
+    const secrets = await this.currentSecretVersions(projectId)
+      .orderBy(this.dialect.byCodePoint('v.scope'))
+      .orderBy(this.dialect.byCodePoint('v.key'))
+      .execute();
     return {
-      project: toProject(row.project),
-      services: row.services.map(toService),
-      configs: groupByScope(row.configs, toConfig),
-      flags: groupByScope(row.flags, toFlag),
-      secrets: groupByScope(row.secrets, toSecretVersion),
+      project,
+      services,
+      configs: groupByScope(configs, toConfig),
+      flags: groupByScope(flags, toFlag),
+      secrets: groupByScope(secrets, toSecretVersion),
     };
   }
 
@@ -283,7 +291,7 @@ export class PostgresReader implements StoreReader {
       .where('workspace_id', '=', workspaceId)
       .orderBy('at', 'desc')
       // Entries of the same millisecond: the later insert first.
-      .orderBy('pos', 'desc')
+      .orderBy(this.dialect.auditInsertOrder, 'desc')
       .limit(limit)
       .execute();
     return rows.map(toAuditEntry);
@@ -311,34 +319,4 @@ export class PostgresReader implements StoreReader {
         ),
       );
   }
-}
-
-/** What `loadProjectState`'s one statement returns. */
-interface ProjectStateRow {
-  project: ProjectRow | null;
-  services: ServiceRow[];
-  configs: ConfigRow[];
-  flags: FlagRow[];
-  secrets: SecretVersionRow[];
-}
-
-/**
- * Text ordered by code point, as SQLite orders it, whatever the database's collation (en_US
- * would put `b` before `C`): both adapters list in the same order.
- */
-function binary(column: string): RawBuilder<unknown> {
-  return sql`${sql.ref(column)} collate "C"`;
-}
-
-function groupByScope<R extends { scope: string }, T>(
-  rows: R[],
-  convert: (row: R) => T,
-): Map<string, T[]> {
-  const byScope = new Map<string, T[]>();
-  for (const row of rows) {
-    const items = byScope.get(row.scope);
-    if (items) items.push(convert(row));
-    else byScope.set(row.scope, [convert(row)]);
-  }
-  return byScope;
 }

@@ -1,0 +1,709 @@
+package dev.svc.client;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The service's client: configs, flags and secrets of one API key's view, read from an in-memory
+ * cache that a sync fills and the change stream keeps current; AB evaluation and the secret write
+ * API over the network.
+ *
+ * <p>Create one per application with {@link #create(ServiceConfig)}, read from it on any thread
+ * (reads never touch the network), and {@link #close()} it at shutdown (or use
+ * try-with-resources). With Spring Boot, the auto-configuration does both.
+ *
+ * <pre>{@code
+ * try (ServiceClient client = ServiceClient.create(ServiceConfig.builder()
+ *     .baseUrl("https://acme.config.example.com")
+ *     .apiKey(System.getenv("SERVICE_API_KEY"))
+ *     .build())) {
+ *   if (client.getFlag("checkout.v2")) { ... }
+ *   Optional<Pool> pool = client.getConfigAs("db.pool", Pool.class);
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. The cache is an immutable snapshot replaced atomically, so a reader never sees
+ * half of an update.
+ */
+public final class ServiceClient implements AutoCloseable {
+  private final ResolvedConfig config;
+  private final ServiceLogger logger;
+  private final Transport transport;
+  private final FileSecrets files;
+  private final StreamConnection stream;
+  private final ScheduledThreadPoolExecutor scheduler;
+
+  /** Guards cache replacement: a sync's snapshot and the stream's changes, one at a time. */
+  private final Object cacheLock = new Object();
+  private final ReentrantLock syncLock = new ReentrantLock();
+  private final Object ttlLock = new Object();
+  private final Object closeLock = new Object();
+
+  private volatile Snapshot snapshot = Snapshot.EMPTY;
+  private volatile Instant syncedAt = Instant.EPOCH;
+  /** The time-to-live counts from here (nanoTime): the end of the last sync attempt or of the stream. */
+  private volatile long freshAt = System.nanoTime();
+  /** nanoTime until which the key is quarantined, or null. */
+  private volatile Long quarantinedUntil;
+  /** The stream asked for a sync that could not run yet. */
+  private volatile boolean resyncPending;
+  private volatile boolean streamConnected;
+  private volatile boolean closed;
+
+  /** Guarded by syncLock. */
+  private String etag;
+  /** Counts syncs started, so that callers that waited can share a sync started after their call. */
+  private final AtomicLong syncsStarted = new AtomicLong();
+  /** Guarded by syncLock: the number and failure of the last finished sync. */
+  private long lastSyncFinished;
+  private RuntimeException lastSyncError;
+  /** Guarded by cacheLock: counts stream batches applied, so that a sync can tell it raced one. */
+  private long streamBatches;
+  /** Guarded by ttlLock. */
+  private ScheduledFuture<?> ttlTask;
+
+  private ServiceClient(ResolvedConfig config) {
+    this.config = config;
+    this.logger = config.logger();
+    this.transport = new Transport(config.baseUrl(), config.apiKey(), config.requestTimeout());
+    this.files = new FileSecrets(config.secretFilesDir(), logger);
+    this.scheduler =
+        new ScheduledThreadPoolExecutor(
+            1,
+            task -> {
+              Thread thread = new Thread(task, "service-client-scheduler");
+              thread.setDaemon(true);
+              return thread;
+            });
+    scheduler.setRemoveOnCancelPolicy(true);
+    scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    this.stream =
+        new StreamConnection(
+            transport,
+            config,
+            new StreamConnection.Handlers() {
+              @Override
+              public OptionalLong resumeAfter() {
+                long revision = snapshot.revision();
+                return revision >= 0 ? OptionalLong.of(revision) : OptionalLong.empty();
+              }
+
+              @Override
+              public void onEvents(List<SseEvent> events) {
+                onStreamEvents(events);
+              }
+
+              @Override
+              public void onState(boolean connected) {
+                onStreamState(connected);
+              }
+            });
+  }
+
+  /**
+   * Checks {@code config}, runs the initial sync (blocking), and unless the config says
+   * {@code stream(false)} starts the change stream without waiting for it.
+   *
+   * @param config the settings
+   * @return a client whose cache holds the key's view
+   * @throws IllegalArgumentException before any request, when {@code baseUrl} or {@code apiKey}
+   *     is missing or invalid (including a key whose checksum is wrong), or another setting is
+   *     not valid
+   * @throws ServiceInitException when the initial sync fails; {@link ServiceInitException#getCause()}
+   *     is the reason ({@link ServiceUnauthorizedException}, {@link ServiceNotFoundException},
+   *     {@link ServiceQuarantinedException}, or a {@link ServiceException} for network failures)
+   */
+  public static ServiceClient create(ServiceConfig config) {
+    ServiceClient client = new ServiceClient(ResolvedConfig.of(config));
+    try {
+      client.sync();
+    } catch (RuntimeException e) {
+      client.close();
+      throw new ServiceInitException(e);
+    }
+    if (client.config.stream()) client.connectStream();
+    return client;
+  }
+
+  // ---- reads (from the cache) ----
+
+  /**
+   * A config's value. A config whose value is JSON null is present, as a {@code NullNode}.
+   *
+   * @param key the config's key
+   * @return a copy of the value, or empty when the key is absent
+   */
+  public Optional<JsonNode> getConfig(String key) {
+    Objects.requireNonNull(key, "key");
+    JsonNode value = snapshot.configs().get(key);
+    return value == null ? Optional.empty() : Optional.of(value.deepCopy());
+  }
+
+  /**
+   * A config's value converted to {@code type} with Jackson's tree-to-value conversion (records,
+   * beans, {@code String}, {@code Integer}, {@code Map}, ...). Unknown properties are ignored;
+   * a value of the wrong kind (a string for a number, a fraction for an int, null for a
+   * primitive) is not coerced.
+   *
+   * @param key the config's key
+   * @param type the target type
+   * @param <T> the target type
+   * @return the converted value, or empty when the key is absent (or its value converts to null)
+   * @throws IllegalArgumentException when the value does not fit {@code type}
+   */
+  public <T> Optional<T> getConfigAs(String key, Class<T> type) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(type, "type");
+    JsonNode value = snapshot.configs().get(key);
+    if (value == null) return Optional.empty();
+    try {
+      return Optional.ofNullable(Json.MAPPER.treeToValue(value, type));
+    } catch (JsonProcessingException | IllegalArgumentException e) {
+      String reason = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+      throw new IllegalArgumentException(
+          "config \"" + key + "\" does not fit " + type.getSimpleName() + ": " + reason, e);
+    }
+  }
+
+  /**
+   * Every config of the cache. Public-key clients see only configs with {@code is_public} true.
+   *
+   * @return a new map (key to a copy of the value)
+   */
+  public Map<String, JsonNode> getAllConfigs() {
+    Map<String, JsonNode> configs = snapshot.configs();
+    Map<String, JsonNode> copy = new LinkedHashMap<>(configs.size() * 2);
+    configs.forEach((key, value) -> copy.put(key, value.deepCopy()));
+    return copy;
+  }
+
+  /**
+   * A flag's {@code is_active}.
+   *
+   * @param key the flag's key
+   * @return is_active, or false when the flag is absent
+   */
+  public boolean getFlag(String key) {
+    return getFlag(key, false);
+  }
+
+  /**
+   * A flag's {@code is_active}, or {@code defaultValue} when the flag is absent.
+   *
+   * @param key the flag's key
+   * @param defaultValue the answer for an absent flag
+   * @return is_active or the default
+   */
+  public boolean getFlag(String key, boolean defaultValue) {
+    Objects.requireNonNull(key, "key");
+    Boolean value = snapshot.flags().get(key);
+    return value == null ? defaultValue : value;
+  }
+
+  /**
+   * Every flag of the cache.
+   *
+   * @return a new map of key to is_active
+   */
+  public Map<String, Boolean> getAllFlags() {
+    return new LinkedHashMap<>(snapshot.flags());
+  }
+
+  /**
+   * A secret's plaintext (for a file secret: the file's content).
+   *
+   * @param key the secret's key
+   * @return the plaintext
+   * @throws ServicePublicKeyException when this client holds a public key
+   * @throws ServiceSecretNotFoundException when the secret is not in the cache
+   */
+  public String getSecret(String key) {
+    Objects.requireNonNull(key, "key");
+    if (isPublicKey()) throw new ServicePublicKeyException("getSecret");
+    SecretEntry secret = snapshot.secrets().get(key);
+    if (secret == null) throw new ServiceSecretNotFoundException(key);
+    return secret.value();
+  }
+
+  /**
+   * The absolute path of the file written for a file secret: mode 0600, in a private folder
+   * (0700) that {@link #close()} removes. A rotated secret is rewritten in place (atomically).
+   *
+   * @param key the secret's key
+   * @return the path, or empty for an unknown key, a text secret, a public key, or a closed client
+   */
+  public Optional<String> getSecretFilePath(String key) {
+    Objects.requireNonNull(key, "key");
+    return Optional.ofNullable(files.pathOf(key));
+  }
+
+  /**
+   * The key type, from the configured key.
+   *
+   * @return {@code sk} for a secret key, {@code pk} for a public key
+   */
+  public String getKeyType() {
+    return config.keyType();
+  }
+
+  /**
+   * When the last sync succeeded (a 304 counts: the cache was confirmed current).
+   *
+   * @return the instant of the last successful sync
+   */
+  public Instant getSyncedAt() {
+    return syncedAt;
+  }
+
+  /**
+   * @return true while the change stream is connected
+   */
+  public boolean isStreamConnected() {
+    return streamConnected && !closed;
+  }
+
+  // ---- network ----
+
+  /**
+   * Syncs now, whatever the time-to-live says: a conditional {@code GET /v1/sync}
+   * ({@code If-None-Match}); a new snapshot replaces the cache atomically, a 304 restarts the
+   * time-to-live. Callers that wait while a sync runs share the next one. The cache is kept
+   * when the sync fails.
+   *
+   * @throws ServiceQuarantinedException when the key is quarantined (at once, without a request,
+   *     until the server's {@code Retry-After} has passed)
+   * @throws ServiceUnauthorizedException on 401
+   * @throws ServiceNotFoundException on 404
+   * @throws ServiceException for network or protocol failures, or a closed client
+   */
+  public void sync() {
+    if (closed) throw new ServiceException("the client is closed");
+    long seen = syncsStarted.get();
+    try {
+      syncLock.lockInterruptibly();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ServiceException("sync was interrupted", e);
+    }
+    try {
+      if (lastSyncFinished > seen) {
+        // A sync that started after this call has finished meanwhile: its outcome is ours.
+        if (lastSyncError != null) throw lastSyncError;
+        return;
+      }
+      long number = syncsStarted.incrementAndGet();
+      try {
+        fetchSnapshot();
+        lastSyncError = null;
+      } catch (RuntimeException e) {
+        lastSyncError = e;
+        throw e;
+      } finally {
+        lastSyncFinished = number;
+        freshAt = System.nanoTime();
+      }
+    } finally {
+      syncLock.unlock();
+      scheduleTtl();
+    }
+  }
+
+  /**
+   * Evaluates flags for one user with AB Testing semantics ({@code POST /v1/flags/evaluate-ab}),
+   * always over the network. Every requested key is in the answer; unknown or inactive flags are
+   * false.
+   *
+   * @param keys 1 to 100 flag keys
+   * @param userId the user's id (1 to 256 characters): the rollout bucket is sticky per user
+   * @param attributes targeting attributes (up to 50), such as {@code country}; null for none
+   * @return the server's results: flag key to boolean
+   * @throws ServiceAbAddonNotAvailableException on 403 (the project's AB Testing add-on is off)
+   * @throws ServiceBillingException on 402
+   * @throws ServiceUnauthorizedException on 401
+   * @throws ServiceException for anything else ({@code invalid_request}, network, closed client)
+   */
+  public Map<String, Boolean> evaluateAB(List<String> keys, String userId, Map<String, Object> attributes) {
+    if (keys == null || keys.stream().anyMatch(Objects::isNull)) {
+      throw new IllegalArgumentException("keys must be a list of strings");
+    }
+    if (userId == null) throw new IllegalArgumentException("userId is required");
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("flags", keys);
+    body.put("user_id", userId);
+    body.put("attributes", attributes == null ? Map.of() : attributes);
+    byte[] json;
+    try {
+      json = Json.MAPPER.writeValueAsBytes(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("attributes cannot be written as JSON: " + e.getOriginalMessage(), e);
+    }
+    HttpResponse<byte[]> response =
+        transport.send("POST", "/v1/flags/evaluate-ab", Map.of("Accept", "application/json"), json);
+    expectOk(response, Transport.Operation.EVALUATE_AB);
+    JsonNode results = Transport.json(response, "evaluateAB").get("results");
+    if (results == null || !results.isObject()) {
+      throw new ServiceException("evaluateAB: the answer has no results map");
+    }
+    Map<String, Boolean> out = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> entry : results.properties()) {
+      if (!entry.getValue().isBoolean()) {
+        throw new ServiceException("evaluateAB: the result for " + entry.getKey() + " is not a boolean");
+      }
+      out.put(entry.getKey(), entry.getValue().booleanValue());
+    }
+    return out;
+  }
+
+  /**
+   * Creates or updates a secret (type text) with a new version, in the key's service scope when
+   * the key is bound to a service, else at project level. The cache sees it through the stream
+   * within milliseconds, or at the next {@link #sync()}.
+   *
+   * @param key the secret's key
+   * @param value the plaintext
+   * @throws ServicePublicKeyException at once, without a request, for a public key
+   * @throws ServiceRateLimitedException on 429 (with {@code getRetryAfter()})
+   * @throws ServiceBillingException on 402
+   * @throws ServiceUnauthorizedException on 401
+   * @throws ServiceException for anything else ({@code invalid_request}, network, closed client)
+   */
+  public void setSecret(String key, String value) {
+    writeSecret("setSecret", key, value, null);
+  }
+
+  /**
+   * {@link #setSecret(String, String)}, only if the secret's current version is
+   * {@code expectedVersion} (0: only if it does not exist yet).
+   *
+   * @param key the secret's key
+   * @param value the plaintext
+   * @param expectedVersion the version the secret must have now; 0 for "must not exist"
+   * @throws ServiceException with code {@code version_conflict} when the version differs; else
+   *     as {@link #setSecret(String, String)}
+   */
+  public void setSecret(String key, String value, int expectedVersion) {
+    if (expectedVersion < 0) throw new IllegalArgumentException("expectedVersion must not be negative");
+    writeSecret("setSecret", key, value, expectedVersion);
+  }
+
+  /**
+   * Deletes a secret and all its versions.
+   *
+   * @param key the secret's key
+   * @throws ServicePublicKeyException at once, without a request, for a public key
+   * @throws ServiceNotFoundException with code {@code secret_not_found} when it does not exist;
+   *     otherwise as {@link #setSecret(String, String)}
+   */
+  public void deleteSecret(String key) {
+    requireSecretKey("deleteSecret");
+    checkKey(key);
+    HttpResponse<byte[]> response = transport.send("DELETE", "/v1/secrets/" + pathSegment(key), Map.of(), null);
+    expectOk(response, Transport.Operation.WRITE);
+  }
+
+  /**
+   * Deletes one version of a secret; deleting the last remaining version deletes the secret.
+   *
+   * @param key the secret's key
+   * @param version the version's number (from 1)
+   * @throws ServicePublicKeyException at once, without a request, for a public key
+   * @throws ServiceNotFoundException with code {@code version_not_found} when that version does
+   *     not exist; otherwise as {@link #setSecret(String, String)}
+   */
+  public void deleteSecretVersion(String key, int version) {
+    requireSecretKey("deleteSecretVersion");
+    checkKey(key);
+    if (version < 1) throw new IllegalArgumentException("version must be a positive integer");
+    HttpResponse<byte[]> response =
+        transport.send("DELETE", "/v1/secrets/" + pathSegment(key) + "/versions/" + version, Map.of(), null);
+    expectOk(response, Transport.Operation.WRITE);
+  }
+
+  /**
+   * Starts the change stream thread (idempotent). While it is connected, changes reach the cache
+   * within milliseconds and the time-to-live re-sync pauses. It reconnects by itself with backoff
+   * and jitter, resuming with {@code Last-Event-ID}; a 401 or 404 stops it until the next call.
+   *
+   * @throws ServiceException when the client is closed
+   */
+  public void connectStream() {
+    if (closed) throw new ServiceException("the client is closed");
+    stream.start();
+  }
+
+  /** Stops the change stream thread (idempotent); returns once the connection is closed. */
+  public void disconnectStream() {
+    stream.stop();
+  }
+
+  /**
+   * Stops the stream thread and the background re-sync, ends requests in flight, removes the
+   * files of file secrets, and releases the HTTP client. Idempotent. Reads keep answering from
+   * the last cache; network calls fail with a {@link ServiceException}.
+   */
+  @Override
+  public void close() {
+    synchronized (closeLock) {
+      if (closed) return;
+      closed = true;
+    }
+    synchronized (ttlLock) {
+      if (ttlTask != null) ttlTask.cancel(false);
+      ttlTask = null;
+    }
+    stream.stop();
+    streamConnected = false;
+    transport.close();
+    scheduler.shutdown();
+    synchronized (cacheLock) {
+      files.close();
+    }
+    logger.debug("closed");
+  }
+
+  // ---- internals ----
+
+  private void fetchSnapshot() {
+    Long until = quarantinedUntil;
+    if (until != null) {
+      long waitNanos = until - System.nanoTime();
+      if (waitNanos > 0) {
+        long seconds = (waitNanos + 999_999_999L) / 1_000_000_000L;
+        throw new ServiceQuarantinedException(
+            "sync: the key is quarantined for another " + seconds + " s",
+            429,
+            "sync_quarantined",
+            Duration.ofSeconds(seconds));
+      }
+      quarantinedUntil = null;
+    }
+    long batchesBefore;
+    synchronized (cacheLock) {
+      batchesBefore = streamBatches;
+    }
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put("Accept", "application/json");
+    if (etag != null) headers.put("If-None-Match", etag);
+    HttpResponse<byte[]> response = transport.send("GET", "/v1/sync", headers, null);
+    int status = response.statusCode();
+    if (status == 304) {
+      synced();
+      logger.debug("sync: not modified (revision " + snapshot.revision() + ")");
+      return;
+    }
+    if (status < 200 || status >= 300) {
+      ServiceException error =
+          Transport.errorOf(status, response.headers(), response.body(), Transport.Operation.SYNC);
+      if (error instanceof ServiceQuarantinedException q) {
+        quarantinedUntil = System.nanoTime() + q.getRetryAfter().toNanos();
+        logger.info("sync quarantined by the server: no sync for " + q.getRetryAfter().toSeconds() + " s");
+      }
+      throw error;
+    }
+    Snapshot next = Snapshot.parse(Transport.json(response, "sync"));
+    synchronized (cacheLock) {
+      if (streamBatches != batchesBefore && next.revision() < snapshot.revision()) {
+        // The stream brought newer changes while this answer was on its way: keep them.
+        synced();
+        return;
+      }
+      etag = response.headers().firstValue("ETag").orElse(null);
+      replace(next);
+    }
+    synced();
+    logger.debug("sync: revision " + next.revision());
+  }
+
+  private void synced() {
+    syncedAt = Instant.now();
+    resyncPending = false;
+  }
+
+  /** Swaps the cache for {@code next}: files first, so that a visible secret's file is on disk. */
+  private void replace(Snapshot next) {
+    Snapshot previous = snapshot;
+    if (next.secrets() != previous.secrets()) files.update(next.secrets());
+    snapshot = next;
+  }
+
+  private void onStreamEvents(List<SseEvent> events) {
+    List<ItemChange> pending = new ArrayList<>();
+    for (SseEvent event : events) {
+      if (event.event().equals("change")) {
+        try {
+          pending.add(Snapshot.parseChange(event.data()));
+        } catch (ServiceException e) {
+          logger.error("stream: ignored a malformed change event", e);
+        }
+      } else if (event.event().equals("resync")) {
+        applyStreamChanges(pending);
+        pending.clear();
+        OptionalLong revision = revisionOf(event.data());
+        if (revision.isEmpty() || revision.getAsLong() != snapshot.revision()) {
+          backgroundSync("the stream asked for a resync");
+        }
+      }
+    }
+    applyStreamChanges(pending);
+  }
+
+  private void applyStreamChanges(List<ItemChange> changes) {
+    if (changes.isEmpty()) return;
+    long revision;
+    int applied;
+    synchronized (cacheLock) {
+      if (closed) return;
+      long current = snapshot.revision();
+      List<ItemChange> fresh = changes.stream().filter(c -> c.revision() >= current).toList();
+      if (fresh.isEmpty()) return;
+      streamBatches++;
+      replace(snapshot.apply(fresh));
+      revision = snapshot.revision();
+      applied = fresh.size();
+    }
+    logger.debug("stream: " + applied + " change(s), revision " + revision);
+  }
+
+  private void onStreamState(boolean connected) {
+    streamConnected = connected;
+    // The stream kept the cache current until now: the time-to-live starts here.
+    if (!connected) freshAt = System.nanoTime();
+    scheduleTtl();
+  }
+
+  private void backgroundSync(String reason) {
+    if (closed) return;
+    try {
+      scheduler.execute(() -> runBackgroundSync(reason));
+    } catch (RejectedExecutionException closing) {
+      // the client is closing
+    }
+  }
+
+  private void runBackgroundSync(String reason) {
+    try {
+      sync();
+    } catch (RuntimeException e) {
+      if (closed) return;
+      resyncPending = true;
+      scheduleTtl();
+      String message = "background sync (" + reason + ") failed: " + Transport.describe(e);
+      if (e instanceof ServiceQuarantinedException) logger.info(message);
+      else logger.error(message, e);
+    }
+  }
+
+  /**
+   * Plans the next background sync: a time-to-live after the cache was last known current while
+   * no stream is connected, or a sync the stream asked for that had to wait (quarantine).
+   */
+  private void scheduleTtl() {
+    synchronized (ttlLock) {
+      if (ttlTask != null) ttlTask.cancel(false);
+      ttlTask = null;
+      if (closed) return;
+      if (streamConnected && !resyncPending) return;
+      long due = freshAt + config.cacheTtl().toNanos();
+      Long until = quarantinedUntil;
+      if (until != null && until - due > 0) due = until;
+      long delay = Math.max(0, due - System.nanoTime());
+      try {
+        ttlTask =
+            scheduler.schedule(
+                () -> {
+                  if (!syncLock.isLocked()) runBackgroundSync("cache time-to-live");
+                },
+                delay,
+                TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException closing) {
+        // the client is closing
+      }
+    }
+  }
+
+  private boolean isPublicKey() {
+    return ApiKeys.PUBLIC.equals(config.keyType());
+  }
+
+  private void requireSecretKey(String operation) {
+    if (isPublicKey()) throw new ServicePublicKeyException(operation);
+  }
+
+  private void writeSecret(String operation, String key, String value, Integer expectedVersion) {
+    requireSecretKey(operation);
+    checkKey(key);
+    if (value == null) throw new IllegalArgumentException("value is required");
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("value", value);
+    if (expectedVersion != null) body.put("expected_version", expectedVersion);
+    byte[] json;
+    try {
+      json = Json.MAPPER.writeValueAsBytes(body);
+    } catch (JsonProcessingException e) {
+      throw new ServiceException(operation + ": the request cannot be written", e);
+    }
+    HttpResponse<byte[]> response =
+        transport.send("PUT", "/v1/secrets/" + pathSegment(key), Map.of("Accept", "application/json"), json);
+    expectOk(response, Transport.Operation.WRITE);
+    JsonNode version = Transport.json(response, operation).get("version");
+    if (version == null || !version.isIntegralNumber()) {
+      throw new ServiceException(operation + ": the answer has no version");
+    }
+    logger.debug(operation + ": " + key + " version " + version.longValue());
+  }
+
+  private static void expectOk(HttpResponse<byte[]> response, Transport.Operation operation) {
+    int status = response.statusCode();
+    if (status < 200 || status >= 300) {
+      throw Transport.errorOf(status, response.headers(), response.body(), operation);
+    }
+  }
+
+  private static void checkKey(String key) {
+    if (key == null || key.isEmpty()) throw new IllegalArgumentException("key must be a non-empty string");
+  }
+
+  /** Percent-encodes everything but RFC 3986's unreserved characters. */
+  static String pathSegment(String value) {
+    StringBuilder out = new StringBuilder();
+    for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+      char c = (char) (b & 0xff);
+      if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+          || c == '-' || c == '.' || c == '_' || c == '~') {
+        out.append(c);
+      } else {
+        out.append('%').append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xf, 16)))
+            .append(Character.toUpperCase(Character.forDigit(b & 0xf, 16)));
+      }
+    }
+    return out.toString();
+  }
+
+  private static OptionalLong revisionOf(String data) {
+    try {
+      JsonNode revision = Json.MAPPER.readTree(data).get("revision");
+      return revision != null && revision.isIntegralNumber()
+          ? OptionalLong.of(revision.longValue())
+          : OptionalLong.empty();
+    } catch (JsonProcessingException | RuntimeException e) {
+      return OptionalLong.empty();
+    }
+  }
+}

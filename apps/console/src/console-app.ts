@@ -6,6 +6,7 @@ import { apiKeyGenerator, sha256KeyHasher } from '@svc/crypto';
 import { createConsoleServer, Metrics } from '@svc/http';
 import { createSealer, openStorage, type Logger, type Settings } from '@svc/runtime';
 import { resolveAdminToken, tokenChecker } from './admin-token.ts';
+import { consolePage } from './console-page.ts';
 import { seedDemo, type DemoSeed } from './demo-seed.ts';
 
 export interface ConsoleApp {
@@ -40,6 +41,7 @@ export async function startConsole(
     logger,
     metrics: new Metrics(),
     ready: () => true,
+    page: consolePage(),
   });
   server.listen(settings.CONSOLE_PORT, settings.HOST);
   await once(server, 'listening');

@@ -3,11 +3,19 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 /** Prometheus metrics of one process, served at `/metrics`. */
 export class Metrics {
   readonly registry = new Registry();
+  /** Requests by `route status`, counted as plain numbers and handed to prom-client on scrape. */
+  private readonly requestCounts = new Map<string, { route: string; status: string; n: number }>();
   readonly requests = new Counter({
     name: 'svc_http_requests_total',
     help: 'HTTP requests by route and status',
     labelNames: ['route', 'status'] as const,
     registers: [this.registry],
+    collect: () => {
+      this.requests.reset();
+      for (const { route, status, n } of this.requestCounts.values()) {
+        this.requests.inc({ route, status }, n);
+      }
+    },
   });
   readonly views = new Gauge({
     name: 'svc_views',
@@ -36,17 +44,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  private readonly requestCounters = new Map<string, { inc(): void }>();
-
-  /** Counts one request; label children are cached so the hot path does no label hashing. */
+  /** Counts one request: a map lookup and an addition (prom-client's labels hash on every call). */
   countRequest(route: string, status: number): void {
     const id = `${route} ${status}`;
-    let counter = this.requestCounters.get(id);
-    if (!counter) {
-      counter = this.requests.labels(route, String(status));
-      this.requestCounters.set(id, counter);
-    }
-    counter.inc();
+    const count = this.requestCounts.get(id);
+    if (count) count.n += 1;
+    else this.requestCounts.set(id, { route, status: String(status), n: 1 });
   }
 
   constructor(prefix = 'svc_') {

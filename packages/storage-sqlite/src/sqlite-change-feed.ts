@@ -26,6 +26,7 @@ const MAX_RETRY_DELAY_MS = 1000;
 export class SqliteChangeFeed implements ChangeFeed {
   private readonly conn: BetterSqlite3.Database;
   private readonly readChanges: BetterSqlite3.Statement<[number, number], ChangeRow>;
+  private readonly readDataVersionStatement: BetterSqlite3.Statement<[], number>;
   private readonly pollIntervalMs: number;
   private readonly catchUpIntervalMs: number;
   private readonly batchSize: number;
@@ -50,6 +51,8 @@ export class SqliteChangeFeed implements ChangeFeed {
     this.readChanges = this.conn.prepare<[number, number], ChangeRow>(
       'select * from changes where seq > ? order by seq limit ?',
     );
+    // Prepared once: `pragma()` compiles its statement on every call, and this runs every poll.
+    this.readDataVersionStatement = this.conn.prepare<[], number>('PRAGMA data_version').pluck();
   }
 
   /**
@@ -139,6 +142,6 @@ export class SqliteChangeFeed implements ChangeFeed {
   }
 
   private readDataVersion(): number {
-    return this.conn.pragma('data_version', { simple: true }) as number;
+    return this.readDataVersionStatement.get()!;
   }
 }

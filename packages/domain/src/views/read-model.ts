@@ -34,6 +34,9 @@ export interface AppliedChanges {
   revokedKeyIds: string[];
 }
 
+/** Enough for every key of a large installation; past it the cache starts over. */
+const PRINCIPAL_CACHE_MAX = 10_000;
+
 export class ReadModel {
   private readonly workspacesBySlug = new Map<string, Workspace>();
   private readonly workspacesById = new Map<string, Workspace>();
@@ -42,6 +45,12 @@ export class ReadModel {
   private readonly keyHashById = new Map<string, string>();
   private readonly views = new Map<string, View>();
   private readonly projectViews = new Map<string, ProjectViews>();
+  /**
+   * Authenticated keys by their raw value, so that a client's repeated requests skip the
+   * checksum and the SHA-256. Only keys that authenticated are held, and the whole cache is
+   * dropped, in the same synchronous step, whenever a key, workspace or project record changes.
+   */
+  private readonly principals = new Map<string, Principal>();
   private lastSeq = 0;
 
   constructor(private readonly deps: ReadModelDeps) {}
@@ -79,22 +88,30 @@ export class ReadModel {
   authenticate(slug: string, rawKey: string | undefined): Principal {
     const workspace = this.workspacesBySlug.get(slug);
     if (!workspace) throw new NotFoundError(`no workspace '${slug}'`);
-    const parsed = rawKey === undefined ? undefined : parseApiKey(rawKey);
-    if (!parsed || rawKey === undefined) throw new UnauthorizedError();
-    const hash = this.deps.hasher.hash(rawKey);
-    const key = this.keysByHash.get(hash);
-    // The lookup is by the SHA-256 of a random 200-bit key: its timing reveals nothing usable.
-    if (
-      !key ||
-      key.revokedAt !== null ||
-      key.workspaceId !== workspace.id ||
-      key.kind !== parsed.kind
-    ) {
-      throw new UnauthorizedError();
+    if (rawKey === undefined) throw new UnauthorizedError();
+    let principal = this.principals.get(rawKey);
+    if (!principal) {
+      principal = this.resolveKey(rawKey);
+      if (this.principals.size >= PRINCIPAL_CACHE_MAX) this.principals.clear();
+      this.principals.set(rawKey, principal);
     }
+    if (principal.workspace !== workspace) throw new UnauthorizedError();
+    this.deps.onKeyUsed?.(principal.key.id);
+    return principal;
+  }
+
+  /**
+   * The principal of a key, from the SHA-256 of the key: a map lookup by the hash of a random
+   * 200-bit key, whose timing reveals nothing usable. Throws UnauthorizedError.
+   */
+  private resolveKey(rawKey: string): Principal {
+    const parsed = parseApiKey(rawKey);
+    if (!parsed) throw new UnauthorizedError();
+    const key = this.keysByHash.get(this.deps.hasher.hash(rawKey));
+    if (!key || key.revokedAt !== null || key.kind !== parsed.kind) throw new UnauthorizedError();
+    const workspace = this.workspacesById.get(key.workspaceId);
     const project = this.projects.get(key.projectId);
-    if (!project) throw new UnauthorizedError();
-    this.deps.onKeyUsed?.(key.id);
+    if (!workspace || !project) throw new UnauthorizedError();
     return {
       workspace,
       project,
@@ -168,19 +185,27 @@ export class ReadModel {
   }
 
   private putWorkspace(ws: Workspace): void {
+    this.principals.clear();
     const previous = this.workspacesById.get(ws.id);
     if (previous) this.workspacesBySlug.delete(previous.slug);
     this.workspacesById.set(ws.id, ws);
     this.workspacesBySlug.set(ws.slug, ws);
   }
 
+  private putProject(project: Project): void {
+    this.principals.clear();
+    this.projects.set(project.id, project);
+  }
+
   private putKey(key: ApiKeyRecord): void {
+    this.principals.clear();
     if (key.revokedAt !== null) return;
     this.keysByHash.set(key.hash, key);
     this.keyHashById.set(key.id, key.hash);
   }
 
   private removeKey(id: string): void {
+    this.principals.clear();
     const hash = this.keyHashById.get(id);
     if (hash === undefined) return;
     this.keysByHash.delete(hash);
@@ -209,7 +234,7 @@ export class ReadModel {
     const project = await this.deps.store.findProjectById(projectId);
     if (!project) return;
     known.project = project;
-    this.projects.set(projectId, project);
+    this.putProject(project);
   }
 
   private async loadProject(projectId: string): Promise<void> {
@@ -224,7 +249,7 @@ export class ReadModel {
         ),
     });
     this.projectViews.set(projectId, views);
-    this.projects.set(projectId, state.project);
+    this.putProject(state.project);
     for (const view of views.allViews()) this.views.set(view.id, view);
   }
 }

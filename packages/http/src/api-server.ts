@@ -102,24 +102,19 @@ export function createApiServer(options: ApiServerOptions): Server {
     }
     const lean = routes[`${method} ${tenant.path}`];
     if (lean) {
-      const fail = (error: unknown) => {
-        const known = problemOf(error);
-        if (!known) logger.error({ err: error, path: tenant.path }, 'request failed');
-        const p = known?.problem ?? problem('internal', 'internal error');
-        metrics.countRequest(tenant.path, p.status);
-        if (!res.headersSent) writeProblem(res, p, { ...corsHeaders, ...known?.headers });
-        else res.destroy();
-      };
       try {
         const status = lean(req, res, tenant);
         if (typeof status === 'number') metrics.countRequest(tenant.path, status);
         else if (status instanceof Promise) {
-          status.then((s) => {
-            if (typeof s === 'number') metrics.countRequest(tenant.path, s);
-          }, fail);
+          status.then(
+            (s) => {
+              if (typeof s === 'number') metrics.countRequest(tenant.path, s);
+            },
+            (error: unknown) => failLean(error, res, tenant, options),
+          );
         }
       } catch (error) {
-        fail(error);
+        failLean(error, res, tenant, options);
       }
       return;
     }
@@ -129,6 +124,21 @@ export function createApiServer(options: ApiServerOptions): Server {
     app(req, res);
   });
   return server;
+}
+
+/** A lean handler threw: its problem+json (or 500, logged), counted like any answer. */
+function failLean(
+  error: unknown,
+  res: ServerResponse,
+  tenant: Tenant,
+  { logger, metrics }: ApiServerOptions,
+): void {
+  const known = problemOf(error);
+  if (!known) logger.error({ err: error, path: tenant.path }, 'request failed');
+  const p = known?.problem ?? problem('internal', 'internal error');
+  metrics.countRequest(tenant.path, p.status);
+  if (!res.headersSent) writeProblem(res, p, { ...corsHeaders, ...known?.headers });
+  else res.destroy();
 }
 
 function writeJson(res: ServerResponse, status: number, body: unknown): void {

@@ -8,6 +8,15 @@ import type { Tenant } from './tenant.ts';
  * `POST /v1/flags/evaluate-ab`, a lean handler: flags are evaluated from the caller's view in
  * memory. The key is checked before the body is read, so 401/404 cost no body transfer.
  */
+/** The response headers but the length, as a flat list (cheaper than an object per request). */
+const HEADERS: readonly string[] = [
+  ...Object.entries(corsHeaders).flat(),
+  'Content-Type',
+  'application/json',
+  'Cache-Control',
+  'no-store',
+];
+
 export function evaluateAbHandler(model: ReadModel) {
   return async (req: IncomingMessage, res: ServerResponse, tenant: Tenant): Promise<number> => {
     const apiKey = req.headers['x-service-api-key'];
@@ -15,12 +24,7 @@ export function evaluateAbHandler(model: ReadModel) {
     model.authenticate(request.slug, request.apiKey);
     const body = await readJsonBody(req);
     const text = JSON.stringify(evaluateAb(model, { ...request, body }));
-    res.writeHead(200, {
-      ...corsHeaders,
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(text),
-      'Cache-Control': 'no-store',
-    });
+    res.writeHead(200, [...HEADERS, 'Content-Length', String(Buffer.byteLength(text))]);
     res.end(text);
     return 200;
   };

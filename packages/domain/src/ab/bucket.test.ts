@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FlagEntry } from '../model.ts';
-import { BUCKET_COUNT, bucketOf, bucketSalt, inRollout } from './bucket.ts';
+import { BUCKET_COUNT, bucketHash, bucketOf, bucketSalt, inRollout } from './bucket.ts';
 import { evaluateFlag } from './evaluate.ts';
+import { murmur3x86_32 } from './murmur3.ts';
 
 const USERS = 100_000;
 
@@ -105,5 +107,28 @@ describe('distribution', () => {
     }
     // 10.83 is the chi-square critical value for 1 degree of freedom at p = 0.001.
     expect(chiSquare).toBeLessThan(10.83);
+  });
+});
+
+describe('bucketHash encoding', () => {
+  it('hashes exactly the UTF-8 bytes of "{salt}:{user_id}", for any text and length', () => {
+    const utf8 = new TextEncoder();
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.string({ unit: 'binary', maxLength: 1200 }),
+        (salt, userId) => {
+          expect(bucketHash(salt, userId)).toBe(murmur3x86_32(utf8.encode(`${salt}:${userId}`)));
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // A long ASCII text after a non-ASCII one: the reused buffer holds no stale bytes.
+    expect(bucketHash('s', 'é'.repeat(900))).toBe(
+      murmur3x86_32(utf8.encode(`s:${'é'.repeat(900)}`)),
+    );
+    expect(bucketHash('s', 'a'.repeat(3000))).toBe(
+      murmur3x86_32(utf8.encode(`s:${'a'.repeat(3000)}`)),
+    );
   });
 });

@@ -12,10 +12,23 @@ import { murmur3x86_32 } from './murmur3.ts';
 export const BUCKET_COUNT = 10_000;
 
 const utf8 = new TextEncoder();
+/** Reused for every hash: encoding into it allocates nothing (the hot path of evaluate-ab). */
+let scratch = new Uint8Array(1024);
 
 /** The unsigned 32-bit hash behind a bucket: murmur3_x86_32 of UTF-8 `{salt}:{userId}`, seed 0. */
 export function bucketHash(salt: string, userId: string): number {
-  return murmur3x86_32(utf8.encode(`${salt}:${userId}`), 0);
+  const text = `${salt}:${userId}`;
+  // UTF-8 needs at most 3 bytes per UTF-16 unit.
+  if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
+  let length = 0;
+  for (; length < text.length; length++) {
+    const unit = text.charCodeAt(length);
+    if (unit >= 0x80) break;
+    scratch[length] = unit;
+  }
+  // ASCII is copied above; anything else is left to the encoder.
+  if (length < text.length) length = utf8.encodeInto(text, scratch).written;
+  return murmur3x86_32(scratch, 0, length);
 }
 
 /**

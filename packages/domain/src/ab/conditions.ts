@@ -14,7 +14,7 @@
  *   `not_in` (no value equals it) and nothing else.
  */
 import type { Condition } from './rules.ts';
-import { compareSemver, parseSemver } from './semver.ts';
+import { compareSemver, parseSemver, type Semver } from './semver.ts';
 
 /** The attributes sent with an evaluation request (any JSON values). */
 export type Attributes = Readonly<Record<string, unknown>>;
@@ -58,11 +58,28 @@ function numericOrder(actual: unknown, expected: string | undefined): number | u
   return a < e ? -1 : a > e ? 1 : 0;
 }
 
+/**
+ * Parsed versions by text: rule values and app versions repeat across flags and requests.
+ * Bounded, since attribute values come from callers; past the bound it starts over.
+ */
+const parsedVersions = new Map<string, Semver | null>();
+const PARSED_VERSIONS_MAX = 4096;
+
+function cachedSemver(text: string): Semver | undefined {
+  let parsed = parsedVersions.get(text);
+  if (parsed === undefined) {
+    if (parsedVersions.size >= PARSED_VERSIONS_MAX) parsedVersions.clear();
+    parsed = parseSemver(text) ?? null;
+    parsedVersions.set(text, parsed);
+  }
+  return parsed ?? undefined;
+}
+
 /** Orders two values as versions; undefined when either is not a version. */
 function semverOrder(actual: unknown, expected: string | undefined): number | undefined {
   if (typeof actual !== 'string' || expected === undefined) return undefined;
-  const a = parseSemver(actual);
-  const e = parseSemver(expected);
+  const a = cachedSemver(actual);
+  const e = cachedSemver(expected);
   return a === undefined || e === undefined ? undefined : compareSemver(a, e);
 }
 

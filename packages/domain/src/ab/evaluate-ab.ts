@@ -46,10 +46,19 @@ export function evaluateAb(model: ReadModel, request: EvaluateAbRequest): Evalua
   const input = parseEvaluateAbBody(request.body);
   const view = model.view(principal.viewId);
   if (!view) throw new Error(`view ${principal.viewId} is not loaded`);
-  // No prototype: a flag may be named `__proto__` and must still appear as a plain key.
-  const results: Record<string, boolean> = Object.create(null);
+  const results: Record<string, boolean> = {};
   for (const key of input.flags) {
-    results[key] = evaluateFlag(view.flags.get(key), input.userId, input.attributes);
+    const value = evaluateFlag(view.flags.get(key), input.userId, input.attributes);
+    // A flag may be named `__proto__`: it must still appear as a plain key. (A prototype-less
+    // object would do too, but serializes at half the speed.)
+    if (key === '__proto__')
+      Object.defineProperty(results, key, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else results[key] = value;
   }
   return { results };
 }

@@ -16,9 +16,11 @@ function mixK(k: number): number {
   return Math.imul(rotl32(Math.imul(k, C1), 15), C2);
 }
 
-/** `MurmurHash3_x86_32(bytes, seed)` as an unsigned 32-bit integer. */
-export function murmur3x86_32(bytes: Uint8Array, seed = 0): number {
-  const length = bytes.length;
+/**
+ * `MurmurHash3_x86_32(bytes, seed)` as an unsigned 32-bit integer, over the first `length`
+ * bytes (all of them by default; a shorter length lets callers reuse one buffer).
+ */
+export function murmur3x86_32(bytes: Uint8Array, seed = 0, length = bytes.length): number {
   const blocksEnd = length - (length % 4);
   let h = seed | 0;
 

@@ -43,7 +43,7 @@ export class SqliteChangeFeed implements ChangeFeed {
   private closed = false;
 
   constructor(options: SqliteChangeFeedOptions) {
-    this.pollIntervalMs = options.pollIntervalMs ?? 2;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1;
     this.catchUpIntervalMs = options.catchUpIntervalMs ?? 1000;
     this.batchSize = options.batchSize ?? 500;
     this.conn = new BetterSqlite3(options.file, { readonly: true, fileMustExist: true });

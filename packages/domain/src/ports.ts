@@ -52,6 +52,8 @@ export interface StoreReader {
   findFlag(scope: Scope, key: string): Promise<FlagEntry | undefined>;
   /** The current version of every secret of the scope. */
   listSecrets(scope: Scope): Promise<SecretVersion[]>;
+  /** The current (highest remaining) version of one secret; undefined when it does not exist. */
+  findSecret(scope: Scope, key: string): Promise<SecretVersion | undefined>;
   /** Remaining versions of one secret, oldest first (empty when the secret does not exist). */
   listSecretVersions(scope: Scope, key: string): Promise<SecretVersion[]>;
 

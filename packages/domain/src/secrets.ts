@@ -70,8 +70,8 @@ export async function setSecret(
   input: SetSecretInput,
 ): Promise<SetSecretResult> {
   validateSecretInput(input);
-  const remaining = await tx.listSecretVersions(scope, input.key);
-  const current = remaining.at(-1)?.version ?? 0;
+  // The current version only: a secret may have thousands of versions.
+  const current = (await tx.findSecret(scope, input.key))?.version ?? 0;
   if (input.expectedVersion !== undefined && input.expectedVersion !== current) {
     throw new VersionConflictError(input.expectedVersion, current);
   }

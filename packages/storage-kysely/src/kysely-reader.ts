@@ -198,6 +198,20 @@ export class KyselyReader implements StoreReader {
     return rows.map(toSecretVersion);
   }
 
+  async findSecret(scope: Scope, key: string): Promise<SecretVersion | undefined> {
+    const row = await this.db
+      .selectFrom('secret_versions')
+      .selectAll()
+      .where('project_id', '=', scope.projectId)
+      .where('scope', '=', scopeColumn(scope))
+      .where('key', '=', key)
+      .where('deleted_at', 'is', null)
+      .orderBy('version', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && toSecretVersion(row);
+  }
+
   async listSecretVersions(scope: Scope, key: string): Promise<SecretVersion[]> {
     const rows = await this.db
       .selectFrom('secret_versions')

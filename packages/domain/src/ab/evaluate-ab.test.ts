@@ -126,6 +126,7 @@ const store: StoreReader = {
   listFlags: notUsed,
   findConfig: notUsed,
   findFlag: notUsed,
+  findSecret: notUsed,
   listSecrets: notUsed,
   listSecretVersions: notUsed,
   loadProjectState: async (id) => {

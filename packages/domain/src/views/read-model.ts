@@ -223,8 +223,7 @@ export class ReadModel {
     if (change.kind === 'flag') {
       return { ...at, kind: 'flag', entry: await store.findFlag(scope, change.key) };
     }
-    const versions = await store.listSecretVersions(scope, change.key);
-    return { ...at, kind: 'secret', entry: versions.at(-1) };
+    return { ...at, kind: 'secret', entry: await store.findSecret(scope, change.key) };
   }
 
   /** A project's record changed (the AB add-on), or the project is new. */

@@ -101,6 +101,7 @@ export function describeSecretVersioningModel(h: Harness): void {
             );
             expect(stored.map((v) => v.version)).toEqual(modelled.map(([v]) => v));
             const current = (await h.store.listSecrets(scope)).find((v) => v.key === key);
+            expect(await h.store.findSecret(scope, key)).toStrictEqual(current);
             const last = modelled.at(-1);
             if (!last) {
               expect(current).toBeUndefined();

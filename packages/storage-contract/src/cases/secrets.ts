@@ -61,6 +61,10 @@ export function describeSecrets(h: Harness): void {
         v2,
       ]);
       expect(await h.store.listSecretVersions(s.projectScope, 'nope')).toStrictEqual([]);
+      expect(await h.store.findSecret(s.projectScope, 'stripe.key')).toStrictEqual(v2);
+      expect(await h.store.findSecret(s.projectScope, 'tls.cert')).toStrictEqual(cert);
+      expect(await h.store.findSecret(s.projectScope, 'nope')).toBeUndefined();
+      expect(await h.store.findSecret(s.serviceScope, 'stripe.key')).toBeUndefined();
       expect(await h.store.listSecrets(s.serviceScope)).toStrictEqual([]);
       await h.store.transaction(async (tx) => {
         expect(await tx.maxSecretVersion(s.projectScope, 'stripe.key')).toBe(2);
@@ -79,6 +83,7 @@ export function describeSecrets(h: Harness): void {
         tx.deleteSecretVersion(s.projectScope, 'k', 3),
       );
       expect(dropCurrent).toMatchObject({ kind: 'secret', key: 'k', op: 'upsert' });
+      expect((await h.store.findSecret(s.projectScope, 'k'))?.version).toBe(2);
       expect((await h.store.listSecrets(s.projectScope)).map((v) => v.version)).toStrictEqual([2]);
 
       const dropOld = await h.store.transaction((tx) =>
@@ -95,6 +100,7 @@ export function describeSecrets(h: Harness): void {
       expect(dropLast).toMatchObject({ kind: 'secret', key: 'k', op: 'delete' });
       expect(await h.store.listSecrets(s.projectScope)).toStrictEqual([]);
       expect(await h.store.listSecretVersions(s.projectScope, 'k')).toStrictEqual([]);
+      expect(await h.store.findSecret(s.projectScope, 'k')).toBeUndefined();
       expect(await h.store.transaction((tx) => tx.maxSecretVersion(s.projectScope, 'k'))).toBe(3);
       expect(await rawVersions('k')).toStrictEqual([
         { version: 1, sealed: null, deletedAt: T0 + 40 },

@@ -3,7 +3,7 @@
  * the writer, and BEGIN IMMEDIATE so writers in several processes queue instead of failing.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import {
   systemClock,
   type Clock,
@@ -61,7 +61,7 @@ export class SqliteStore extends KyselyReader implements Store {
     private readonly clock: Clock,
   ) {
     super(
-      new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }),
+      new Kysely<Database>({ dialect: new SqliteDialect({ database: keepStatements(sqlite) }) }),
       sqliteStoreDialect,
     );
   }
@@ -141,6 +141,7 @@ export class SqliteStore extends KyselyReader implements Store {
   private async beginImmediate(conn: Kysely<Database>): Promise<void> {
     const deadline = Date.now() + BUSY_TIMEOUT_MS;
     for (let attempt = 0; ; attempt++) {
+      // `pragma()`, not a kept statement: SQLite applies busy_timeout when it compiles it.
       this.sqlite.pragma('busy_timeout = 0');
       try {
         await sql`begin immediate`.execute(conn);
@@ -153,6 +154,29 @@ export class SqliteStore extends KyselyReader implements Store {
       await sleep(Math.min(2 ** attempt, 8) * (0.5 + Math.random()));
     }
   }
+}
+
+/**
+ * The connection as Kysely sees it, with its prepared statements kept: Kysely prepares every
+ * query anew, and compiling is most of the cost of the small queries a write makes. Queries are
+ * built from a fixed set of shapes, so the cache stays small; past the bound it starts over.
+ * (Kysely only streams with `iterate`, which this store never uses, so a statement is never
+ * busy when it is handed out again.)
+ */
+function keepStatements(db: BetterSqlite3.Database, max = 1000): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => db.close(),
+    prepare: (text: string) => {
+      let statement = statements.get(text);
+      if (!statement) {
+        if (statements.size >= max) statements.clear();
+        statement = db.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 function isBusy(error: unknown): boolean {

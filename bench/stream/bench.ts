@@ -34,11 +34,17 @@ const { values: args } = parseArgs({
 const TOKEN = 'bench-admin-token-0123456789abcdef';
 const children = new Set<ChildProcess>();
 
-function start(name: string, entry: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+function start(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  /** Arguments for a process that reports `ready` over IPC (the raw baseline). */
+  ipcArgs?: string[],
+): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...(ipcArgs ?? [])], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', SEED_DEMO: 'false', ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ipcArgs ? ['ignore', 'inherit', 'inherit', 'ipc'] : ['ignore', 'inherit', 'inherit'],
   });
   children.add(child);
   child.once('exit', (code, signal) => {
@@ -226,7 +232,30 @@ async function main(): Promise<void> {
       api.pid!,
     );
     await stop(api);
+    // The baseline in the same run: the same load generator against a raw fan-out server.
+    const rawPort = await freePort();
+    const raw = start('raw', 'bench/stream/raw-fanout.ts', {}, [String(rawPort)]);
+    await once(raw, 'message');
+    const baseline = await runLoad(
+      {
+        type: 'start',
+        apiPort: rawPort,
+        consolePort: rawPort,
+        adminToken: TOKEN,
+        streamPath: '/bench/v1/stream',
+        keys,
+        configPath: '/change',
+        streams: n,
+        rounds: Number(args.rounds),
+        warmupRounds: Number(args.warmup),
+        connectConcurrency: Number(args.concurrency),
+        roundTimeoutMs: 10_000,
+      },
+      raw.pid!,
+    );
+    await stop(raw);
     const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+    const rawAll = sorted(baseline.done.rounds.flatMap((r) => r.latenciesMs));
     const all = sorted(done.rounds.flatMap((r) => r.latenciesMs));
     const missing = done.rounds.reduce((s, r) => s + r.missing, 0);
     const roundP99 = sorted(done.rounds.map((r) => percentile(sorted(r.latenciesMs), 99)));
@@ -247,6 +276,7 @@ async function main(): Promise<void> {
       f(done.cpuMs.connect),
       f(done.cpuMs.rounds / (done.rounds.length + Number(args.warmup))),
     ];
+    cells.push(f(percentile(rawAll, 50)), f(percentile(rawAll, 99)));
     rows.push(`| ${cells.join(' | ')} |`);
     console.log(rows.at(-1));
     if (done.closedEarly > 0) console.warn(`  ${done.closedEarly} streams closed early`);
@@ -255,9 +285,9 @@ async function main(): Promise<void> {
     [
       '',
       `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`,
-      `streams: ${counts.join(', ')}; rounds: ${args.rounds} (+${args.warmup} warm-up); latency = change request start → change bytes at the stream, ms`,
-      '| streams | p50 | p99 | max | p99 of one round: median (min–max) | console PUT p50 | missing | api RSS idle MB | api RSS with streams MB | api RSS peak MB | connect s | load-gen CPU connecting ms | load-gen CPU per round ms |',
-      '|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      `streams: ${counts.join(', ')}; rounds: ${args.rounds} (+${args.warmup} warm-up); latency = change request start → change bytes at the stream, ms; raw fan-out: the same load generator against bench/stream/raw-fanout.ts, one process writing each change to every stream as the request arrives`,
+      '| streams | p50 | p99 | max | p99 of one round: median (min–max) | console PUT p50 | missing | api RSS idle MB | api RSS with streams MB | api RSS peak MB | connect s | load-gen CPU connecting ms | load-gen CPU per round ms | raw fan-out p50 | raw fan-out p99 |',
+      '|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows,
     ].join('\n'),
   );

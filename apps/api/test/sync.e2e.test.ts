@@ -208,8 +208,21 @@ describe('health and metrics', () => {
     expect(ready.status).toBe(200);
     expect(ready.json().views).toBeGreaterThan(0);
     expect((await httpCall(h.console.port, 'GET', '/readyz')).status).toBe(200);
-    const metrics = await httpCall(h.api.port, 'GET', '/metrics');
-    expect(metrics.text).toContain('svc_http_requests_total{route="/v1/sync",status="200"}');
+    const count = async (status: number) => {
+      const text = (await httpCall(h.api.port, 'GET', '/metrics')).text;
+      const prefix = `svc_http_requests_total{route="/v1/sync",status="${status}"} `;
+      const line = text.split('\n').find((l) => l.startsWith(prefix));
+      return line ? Number(line.slice(prefix.length)) : 0;
+    };
+    const [ok, notModified] = [await count(200), await count(304)];
+    expect(ok).toBeGreaterThan(0);
+    const first = await h.sync(sk);
+    await h.sync(sk);
+    await h.sync(sk, { etag: first.headers.etag as string });
+    // Counted per request, and again on every scrape (not reset by it).
+    expect(await count(200)).toBe(ok + 2);
+    expect(await count(304)).toBe(notModified + 1);
+    expect(await count(200)).toBe(ok + 2);
   });
 });
 

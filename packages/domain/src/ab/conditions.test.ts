@@ -191,6 +191,20 @@ describe('matchesCondition', () => {
     expect(holds('1.2.0', 'semver_eq', ['1.3.0', '1.2.0'])).toBe(false);
   });
 
+  it('semver answers stay the same when versions repeat, and for long versions', () => {
+    // Parsed versions are memoized: the second and later answers come from the memo.
+    for (let i = 0; i < 3; i++) {
+      expect(holds('1.10.3', 'semver_gt', ['1.9.9'])).toBe(true);
+      expect(holds('not-a-version', 'semver_lt', ['1.9.9'])).toBe(false);
+    }
+    // Past 64 characters a version is parsed each time, never kept.
+    const long = `1.0.0-${'a'.repeat(100)}`;
+    for (let i = 0; i < 2; i++) {
+      expect(holds(long, 'semver_lt', ['1.0.0'])).toBe(true);
+      expect(holds(long, 'semver_gt', [`1.0.0-${'a'.repeat(99)}`])).toBe(true);
+    }
+  });
+
   it('semver operators never match what is not a version', () => {
     for (const op of ['semver_gt', 'semver_lt', 'semver_eq'] as const) {
       expect(holds('not-a-version', op, ['1.0.0'])).toBe(false);

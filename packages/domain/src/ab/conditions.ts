@@ -64,8 +64,11 @@ function numericOrder(actual: unknown, expected: string | undefined): number | u
  */
 const parsedVersions = new Map<string, Semver | null>();
 const PARSED_VERSIONS_MAX = 4096;
+/** Longer texts are parsed every time: the cache must not hold callers' large strings. */
+const PARSED_VERSION_MAX_LENGTH = 64;
 
 function cachedSemver(text: string): Semver | undefined {
+  if (text.length > PARSED_VERSION_MAX_LENGTH) return parseSemver(text);
   let parsed = parsedVersions.get(text);
   if (parsed === undefined) {
     if (parsedVersions.size >= PARSED_VERSIONS_MAX) parsedVersions.clear();

@@ -4,10 +4,6 @@ import { corsHeaders } from './cors.ts';
 import { readJsonBody } from './json-body.ts';
 import type { Tenant } from './tenant.ts';
 
-/**
- * `POST /v1/flags/evaluate-ab`, a lean handler: flags are evaluated from the caller's view in
- * memory. The key is checked before the body is read, so 401/404 cost no body transfer.
- */
 /** The response headers but the length, as a flat list (cheaper than an object per request). */
 const HEADERS: readonly string[] = [
   ...Object.entries(corsHeaders).flat(),
@@ -17,6 +13,10 @@ const HEADERS: readonly string[] = [
   'no-store',
 ];
 
+/**
+ * `POST /v1/flags/evaluate-ab`, a lean handler: flags are evaluated from the caller's view in
+ * memory. The key is checked before the body is read, so 401/404 cost no body transfer.
+ */
 export function evaluateAbHandler(model: ReadModel) {
   // Not `async`: an auth failure throws at once (no body read), and the body's promise is the
   // only one a request makes.

@@ -5,7 +5,7 @@
  * per version, not once per view.
  */
 import type { KeyType } from '../api-key-format.ts';
-import type { ConfigEntry, FlagEntry, Project, SecretVersion } from '../model.ts';
+import type { ConfigEntry, FlagEntry, SecretVersion } from '../model.ts';
 import type { Digest, ProjectState } from '../ports.ts';
 import {
   itemId,
@@ -58,13 +58,13 @@ export class ProjectViews {
   private readonly views = new Map<string, View>();
 
   private constructor(
-    private projectRecord: Project,
+    private readonly projectId: string,
     private readonly deps: ProjectViewsDeps,
   ) {}
 
   /** Every view of the project, built from its whole state. */
   static build(state: ProjectState, deps: ProjectViewsDeps): ProjectViews {
-    const pv = new ProjectViews(state.project, deps);
+    const pv = new ProjectViews(state.project.id, deps);
     pv.putScope(null, state);
     for (const service of state.services) pv.putScope(service.id, state);
     for (const serviceId of [null, ...state.services.map((s) => s.id)]) {
@@ -77,15 +77,6 @@ export class ProjectViews {
       }
     }
     return pv;
-  }
-
-  get project(): Project {
-    return this.projectRecord;
-  }
-
-  /** Project settings (the AB add-on, the revision) changed; no view's items depend on them. */
-  set project(project: Project) {
-    this.projectRecord = project;
   }
 
   allViews(): IterableIterator<View> {
@@ -102,8 +93,8 @@ export class ProjectViews {
     const added: View[] = [];
     for (const keyType of KEY_TYPES) {
       const { items, flags } = this.content(serviceId, keyType);
-      const projectLevel = this.views.get(viewId(this.projectRecord.id, null, keyType));
-      const revision = projectLevel?.revision ?? this.projectRecord.revision;
+      // Its content is the project level's: so is its revision.
+      const { revision } = this.views.get(viewId(this.projectId, null, keyType))!;
       const view = this.render(serviceId, keyType, revision, items, flags);
       this.views.set(view.id, view);
       added.push(view);
@@ -126,7 +117,7 @@ export class ProjectViews {
       const serviceIds = update.serviceId === null ? this.serviceIds() : [update.serviceId];
       for (const serviceId of serviceIds) {
         for (const keyType of KEY_TYPES) {
-          const vid = viewId(this.projectRecord.id, serviceId, keyType);
+          const vid = viewId(this.projectId, serviceId, keyType);
           let items = touched.get(vid);
           if (!items) touched.set(vid, (items = new Map()));
           items.set(id, Math.max(items.get(id) ?? 0, update.revision));
@@ -282,8 +273,8 @@ export class ProjectViews {
   ): View {
     const body = renderSnapshot(revision, keyType, items);
     return {
-      id: viewId(this.projectRecord.id, serviceId, keyType),
-      projectId: this.projectRecord.id,
+      id: viewId(this.projectId, serviceId, keyType),
+      projectId: this.projectId,
       serviceId,
       keyType,
       revision,

@@ -226,14 +226,11 @@ export class ReadModel {
     return { ...at, kind: 'secret', entry: await store.findSecret(scope, change.key) };
   }
 
-  /** A project's record changed (the AB add-on), or the project is new. */
+  /** A project's record changed (the AB add-on; its views do not depend on it), or it is new. */
   private async refreshProject(projectId: string): Promise<void> {
-    const known = this.projectViews.get(projectId);
-    if (!known) return this.loadProject(projectId);
+    if (!this.projectViews.has(projectId)) return this.loadProject(projectId);
     const project = await this.deps.store.findProjectById(projectId);
-    if (!project) return;
-    known.project = project;
-    this.putProject(project);
+    if (project) this.putProject(project);
   }
 
   private async loadProject(projectId: string): Promise<void> {

@@ -2,16 +2,17 @@
  * `bench/stream`: how long one console change takes to reach N open streams.
  *
  * Starts the console and the api as separate processes over a temp SQLite DATA_DIR (or
- * DATABASE_URL when set), opens N streams from a separate load-generator process, makes one
- * console change per round through the management API, and reports per-stream latency
- * (p50/p99/max), the api's RSS and the load generator's own CPU time. Run it through run.sh,
- * which raises the open-file limit first.
+ * DATABASE_URL when set), opens N streams from a separate load-generator process (Go,
+ * `loadgen/main.go`, built here with `go build`), makes one console change per round through
+ * the management API, and reports per-stream latency (p50/p99/max, from the kernel's receive
+ * timestamps, and from the generator's reads), the api's RSS and the load generator's own CPU
+ * time. Run it through run.sh, which raises the open-file limit first.
  *
  *   bench/stream/run.sh [--streams 100,1000,10000] [--rounds 20] [--warmup 5] [--concurrency 200]
  *
- * BENCH_TRACE=1 prints each round's first/median/last arrival from the load generator.
+ * BENCH_TRACE=1 prints each round's first/median/last arrival (both clocks) from the load generator.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -19,8 +20,8 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import type { LoadDone, LoadStart } from './load-generator.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { values: args } = parseArgs({
@@ -40,6 +41,44 @@ function nodeOn(cpu: number | undefined): [string, string[]] {
     ? ['taskset', ['-c', String(cpu), process.execPath]]
     : [process.execPath, []];
 }
+/** What the load generator (`loadgen/main.go`) is told to do. */
+interface LoadStart {
+  type: 'start';
+  apiPort: number;
+  consolePort: number;
+  adminToken: string;
+  /** Path of the stream below the api, e.g. `/bench/v1/stream`. */
+  streamPath: string;
+  /** Keys used in turn by the streams (one view per key kind). */
+  keys: string[];
+  /** The management path of the config each round changes. */
+  configPath: string;
+  streams: number;
+  rounds: number;
+  warmupRounds: number;
+  connectConcurrency: number;
+  roundTimeoutMs: number;
+}
+
+interface RoundResult {
+  /** Per stream that got the change: ms from the change request's start to the kernel's receive timestamp. */
+  latenciesMs: number[];
+  /** The same arrivals as the load generator's reads returned them. */
+  readLatenciesMs: number[];
+  missing: number;
+  /** The management API's own response time. */
+  changeRequestMs: number;
+}
+
+interface LoadDone {
+  type: 'done';
+  connectMs: number;
+  rounds: RoundResult[];
+  /** The load generator's CPU time (user + system), in ms. */
+  cpuMs: { connect: number; rounds: number; total: number };
+  closedEarly: number;
+}
+
 const TOKEN = 'bench-admin-token-0123456789abcdef';
 const children = new Set<ChildProcess>();
 
@@ -141,46 +180,47 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function runLoad(options: LoadStart, apiPid: number) {
-  const [execPath, lead] = nodeOn(1);
-  const child = fork(join(root, 'bench/stream/load-generator.ts'), [], {
-    cwd: root,
-    execPath,
-    execArgv: [...lead, '--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+/** Builds the Go load generator once per run (`go build`, standard library only). */
+function buildLoadGenerator(): string {
+  const binary = join(dataDir!, 'loadgen');
+  const built = spawnSync('go', ['build', '-o', binary, '.'], {
+    cwd: join(root, 'bench/stream/loadgen'),
+    stdio: ['ignore', 'inherit', 'inherit'],
   });
+  if (built.status !== 0)
+    throw new Error('go build of bench/stream/loadgen failed (is Go installed?)');
+  return binary;
+}
+
+async function runLoad(generator: string, options: LoadStart, serverPid: number) {
+  const [command, lead] = args.pin ? ['taskset', ['-c', '1', generator]] : [generator, []];
+  const child = spawn(command, lead, { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
   children.add(child);
   stopping.add(child);
-  // 'close', not 'exit': messages sent just before exiting may still be on their way.
-  let closed = false;
-  child.once('close', () => {
-    closed = true;
-    children.delete(child);
-    notify?.();
-  });
-  const messages: Array<{ type: string }> = [];
-  let notify: (() => void) | undefined;
-  child.on('message', (m: { type: string }) => {
-    messages.push(m);
-    notify?.();
-  });
+  const exited = once(child, 'close');
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const nextMessage = async (type: string) => {
-    for (;;) {
-      const found = messages.find((m) => m.type === type);
-      if (found) return found;
-      if (closed)
-        throw new Error(`the load generator exited (${child.exitCode ?? child.signalCode})`);
-      await new Promise<void>((r) => (notify = r));
-    }
+    const { value, done } = await lines.next();
+    if (done) throw new Error(`the load generator exited (${child.exitCode ?? child.signalCode})`);
+    const message = JSON.parse(value as string) as { type: string };
+    if (message.type !== type)
+      throw new Error(`load generator: ${type} expected, got ${message.type}`);
+    return message;
   };
-  child.send(options);
+  child.stdin!.write(`${JSON.stringify(options)}\n`);
   await nextMessage('connected');
+  // Flush what the run wrote so far (the generator's build, tsx's cache, the new database):
+  // on ext4 a commit's fsync also waits for other files' dirty data, which stalled single
+  // commits by 28 to 124 ms (strace) and so whole rounds, none of it the service's own doing.
+  spawnSync('sync');
   await new Promise((r) => setTimeout(r, 500));
-  const connected = rss(apiPid);
-  child.send({ type: 'go' });
+  const connected = rss(serverPid);
+  child.stdin!.write('{"type":"go"}\n');
   const done = (await nextMessage('done')) as LoadDone;
-  if (!closed) await once(child, 'close');
-  return { done, connected, after: rss(apiPid) };
+  child.stdin!.end();
+  await exited;
+  children.delete(child);
+  return { done, connected, after: rss(serverPid) };
 }
 
 async function main(): Promise<void> {
@@ -218,6 +258,7 @@ async function main(): Promise<void> {
     (await admin('POST', `${project}/keys`, { kind: 'public' })).key,
   ];
 
+  const generator = buildLoadGenerator();
   const rows: string[] = [];
   for (const n of counts) {
     const apiPort = await freePort();
@@ -228,6 +269,7 @@ async function main(): Promise<void> {
     await waitReady(apiPort);
     const idle = rss(api.pid!);
     const { done, connected, after } = await runLoad(
+      generator,
       {
         type: 'start',
         apiPort,
@@ -250,6 +292,7 @@ async function main(): Promise<void> {
     const raw = start('raw', 'bench/stream/raw-fanout.ts', {}, [String(rawPort)]);
     await once(raw, 'message');
     const baseline = await runLoad(
+      generator,
       {
         type: 'start',
         apiPort: rawPort,
@@ -269,7 +312,9 @@ async function main(): Promise<void> {
     await stop(raw);
     const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
     const rawAll = sorted(baseline.done.rounds.flatMap((r) => r.latenciesMs));
+    const rawRead = sorted(baseline.done.rounds.flatMap((r) => r.readLatenciesMs));
     const all = sorted(done.rounds.flatMap((r) => r.latenciesMs));
+    const read = sorted(done.rounds.flatMap((r) => r.readLatenciesMs));
     const missing = done.rounds.reduce((s, r) => s + r.missing, 0);
     const roundP99 = sorted(done.rounds.map((r) => percentile(sorted(r.latenciesMs), 99)));
     const put = sorted(done.rounds.map((r) => r.changeRequestMs));
@@ -280,6 +325,7 @@ async function main(): Promise<void> {
       f(percentile(all, 99)),
       f(all.at(-1) ?? NaN),
       `${f(percentile(roundP99, 50))} (${f(roundP99[0]!)}–${f(roundP99.at(-1)!)})`,
+      `${f(percentile(read, 50))} / ${f(percentile(read, 99))}`,
       f(percentile(put, 50)),
       missing,
       f(idle.now),
@@ -289,7 +335,10 @@ async function main(): Promise<void> {
       f(done.cpuMs.connect),
       f(done.cpuMs.rounds / (done.rounds.length + Number(args.warmup))),
     ];
-    cells.push(f(percentile(rawAll, 50)), f(percentile(rawAll, 99)));
+    cells.push(
+      `${f(percentile(rawAll, 50))} / ${f(percentile(rawAll, 99))}`,
+      `${f(percentile(rawRead, 50))} / ${f(percentile(rawRead, 99))}`,
+    );
     rows.push(`| ${cells.join(' | ')} |`);
     console.log(rows.at(-1));
     if (done.closedEarly > 0) console.warn(`  ${done.closedEarly} streams closed early`);
@@ -298,9 +347,9 @@ async function main(): Promise<void> {
     [
       '',
       `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}${args.pin ? '; pinned: server on CPU 0, load generator on CPU 1' : ''}`,
-      `streams: ${counts.join(', ')}; rounds: ${args.rounds} (+${args.warmup} warm-up); latency = change request start → change bytes at the stream, ms; raw fan-out: the same load generator against bench/stream/raw-fanout.ts, one process writing each change to every stream as the request arrives`,
-      '| streams | p50 | p99 | max | p99 of one round: median (min–max) | console PUT p50 | missing | api RSS idle MB | api RSS with streams MB | api RSS peak MB | connect s | load-gen CPU connecting ms | load-gen CPU per round ms | raw fan-out p50 | raw fan-out p99 |',
-      '|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      `streams: ${counts.join(', ')}; rounds: ${args.rounds} (+${args.warmup} warm-up); latency = change request start → the change's bytes at the stream's socket (kernel receive timestamp), ms; read: the same, when the load generator's read returned them; raw fan-out: the same load generator against bench/stream/raw-fanout.ts, one process writing each change to every stream as the request arrives`,
+      '| streams | p50 | p99 | max | p99 of one round: median (min–max) | read p50 / p99 | console PUT p50 | missing | api RSS idle MB | api RSS with streams MB | api RSS peak MB | connect s | load-gen CPU connecting ms | load-gen CPU per round ms | raw fan-out p50 / p99 | raw read p50 / p99 |',
+      '|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
       ...rows,
     ].join('\n'),
   );

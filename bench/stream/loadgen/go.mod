@@ -1,0 +1,3 @@
+module svc.local/bench/stream/loadgen
+
+go 1.22

@@ -320,7 +320,10 @@ describe('GET /v1/stream', () => {
     }
     expect(await metric('svc_stream_slow_clients_dropped_total')).toBe(dropped + 1);
     expect(delays.length).toBeGreaterThan(3);
-    expect(Math.max(...delays)).toBeLessThan(500);
+    // Waiting for the stalled reader would never end (it reads nothing until resumed below); a
+    // busy CI core (this suite runs beside the Maven build on 2 cores) has taken 589 ms for one
+    // 250 kB change, so the bound is generous.
+    expect(Math.max(...delays)).toBeLessThan(2000);
     stalled.resume();
     await stalled.closedByServer;
     await ok('PUT', `${P}/flags/marker.five`, { is_active: true });

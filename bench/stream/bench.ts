@@ -16,12 +16,12 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { freePort } from '@svc/testkit';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { values: args } = parseArgs({
@@ -120,14 +120,6 @@ let dataDir: string | undefined;
 async function cleanUp(): Promise<void> {
   await Promise.all([...children].map(stop));
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 function call(
@@ -261,6 +253,21 @@ async function main(): Promise<void> {
   const generator = buildLoadGenerator();
   const rows: string[] = [];
   for (const n of counts) {
+    /** The same rounds for the api and for the raw baseline; only the ports and path differ. */
+    const load = (port: number, changePort: number, configPath: string): LoadStart => ({
+      type: 'start',
+      apiPort: port,
+      consolePort: changePort,
+      adminToken: TOKEN,
+      streamPath: '/bench/v1/stream',
+      keys,
+      configPath,
+      streams: n,
+      rounds: Number(args.rounds),
+      warmupRounds: Number(args.warmup),
+      connectConcurrency: Number(args.concurrency),
+      roundTimeoutMs: 10_000,
+    });
     const apiPort = await freePort();
     const api = start('api', 'apps/api/src/main.ts', {
       ...storageEnv,
@@ -270,20 +277,7 @@ async function main(): Promise<void> {
     const idle = rss(api.pid!);
     const { done, connected, after } = await runLoad(
       generator,
-      {
-        type: 'start',
-        apiPort,
-        consolePort,
-        adminToken: TOKEN,
-        streamPath: '/bench/v1/stream',
-        keys,
-        configPath: `/api${project}/configs/bench.value`,
-        streams: n,
-        rounds: Number(args.rounds),
-        warmupRounds: Number(args.warmup),
-        connectConcurrency: Number(args.concurrency),
-        roundTimeoutMs: 10_000,
-      },
+      load(apiPort, consolePort, `/api${project}/configs/bench.value`),
       api.pid!,
     );
     await stop(api);
@@ -291,24 +285,7 @@ async function main(): Promise<void> {
     const rawPort = await freePort();
     const raw = start('raw', 'bench/stream/raw-fanout.ts', {}, [String(rawPort)]);
     await once(raw, 'message');
-    const baseline = await runLoad(
-      generator,
-      {
-        type: 'start',
-        apiPort: rawPort,
-        consolePort: rawPort,
-        adminToken: TOKEN,
-        streamPath: '/bench/v1/stream',
-        keys,
-        configPath: '/change',
-        streams: n,
-        rounds: Number(args.rounds),
-        warmupRounds: Number(args.warmup),
-        connectConcurrency: Number(args.concurrency),
-        roundTimeoutMs: 10_000,
-      },
-      raw.pid!,
-    );
+    const baseline = await runLoad(generator, load(rawPort, rawPort, '/change'), raw.pid!);
     await stop(raw);
     const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
     const rawAll = sorted(baseline.done.rounds.flatMap((r) => r.latenciesMs));

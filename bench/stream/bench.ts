@@ -8,7 +8,13 @@
  * timestamps, and from the generator's reads), the api's RSS and the load generator's own CPU
  * time. Run it through run.sh, which raises the open-file limit first.
  *
- *   bench/stream/run.sh [--streams 100,1000,10000] [--rounds 20] [--warmup 5] [--concurrency 200]
+ *   bench/stream/run.sh [--streams 100,1000,10000] [--rounds 100] [--warmup 5] [--warmup-seconds 10]
+ *                       [--concurrency 200] [--pin]
+ *
+ * Warm-up: at least `--warmup` rounds and `--warmup-seconds` after the streams are open, so the
+ * timed rounds see a server past its start-up (JIT, and the first full garbage collections of a
+ * fresh process, which landed 2 to 7 s after start and made rounds 5 to 20 ms slower). The
+ * warm-up rounds are reported apart, as what a change right after start-up sees.
  *
  * BENCH_TRACE=1 prints each round's first/median/last arrival (both clocks) from the load generator.
  */
@@ -27,8 +33,9 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const { values: args } = parseArgs({
   options: {
     streams: { type: 'string', default: '100,1000,10000' },
-    rounds: { type: 'string', default: '20' },
+    rounds: { type: 'string', default: '100' },
     warmup: { type: 'string', default: '5' },
+    'warmup-seconds': { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '200' },
     // Server (api or raw baseline) on CPU 0, load generator on CPU 1; the console floats.
     pin: { type: 'boolean', default: false },
@@ -56,6 +63,8 @@ interface LoadStart {
   streams: number;
   rounds: number;
   warmupRounds: number;
+  /** Warm-up lasts at least this long after `go`. */
+  warmupMs: number;
   connectConcurrency: number;
   roundTimeoutMs: number;
 }
@@ -74,6 +83,8 @@ interface LoadDone {
   type: 'done';
   connectMs: number;
   rounds: RoundResult[];
+  /** The warm-up rounds: the server's first seconds. */
+  warmup: RoundResult[];
   /** The load generator's CPU time (user + system), in ms. */
   cpuMs: { connect: number; rounds: number; total: number };
   closedEarly: number;
@@ -265,6 +276,7 @@ async function main(): Promise<void> {
       streams: n,
       rounds: Number(args.rounds),
       warmupRounds: Number(args.warmup),
+      warmupMs: Number(args['warmup-seconds']) * 1000,
       connectConcurrency: Number(args.concurrency),
       roundTimeoutMs: 10_000,
     });
@@ -295,6 +307,7 @@ async function main(): Promise<void> {
     const missing = done.rounds.reduce((s, r) => s + r.missing, 0);
     const roundP99 = sorted(done.rounds.map((r) => percentile(sorted(r.latenciesMs), 99)));
     const put = sorted(done.rounds.map((r) => r.changeRequestMs));
+    const warm = sorted(done.warmup.flatMap((r) => r.latenciesMs));
     const f = (x: number) => x.toFixed(1);
     const cells = [
       n,
@@ -302,6 +315,7 @@ async function main(): Promise<void> {
       f(percentile(all, 99)),
       f(all.at(-1) ?? NaN),
       `${f(percentile(roundP99, 50))} (${f(roundP99[0]!)}–${f(roundP99.at(-1)!)})`,
+      `${f(percentile(warm, 99))} / ${f(warm.at(-1) ?? NaN)} (${done.warmup.length})`,
       `${f(percentile(read, 50))} / ${f(percentile(read, 99))}`,
       f(percentile(put, 50)),
       missing,
@@ -310,7 +324,7 @@ async function main(): Promise<void> {
       f(after.peak),
       f(done.connectMs / 1000),
       f(done.cpuMs.connect),
-      f(done.cpuMs.rounds / (done.rounds.length + Number(args.warmup))),
+      f(done.cpuMs.rounds / (done.rounds.length + done.warmup.length)),
     ];
     cells.push(
       `${f(percentile(rawAll, 50))} / ${f(percentile(rawAll, 99))}`,
@@ -324,9 +338,9 @@ async function main(): Promise<void> {
     [
       '',
       `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}${args.pin ? '; pinned: server on CPU 0, load generator on CPU 1' : ''}`,
-      `streams: ${counts.join(', ')}; rounds: ${args.rounds} (+${args.warmup} warm-up); latency = change request start → the change's bytes at the stream's socket (kernel receive timestamp), ms; read: the same, when the load generator's read returned them; raw fan-out: the same load generator against bench/stream/raw-fanout.ts, one process writing each change to every stream as the request arrives`,
-      '| streams | p50 | p99 | max | p99 of one round: median (min–max) | read p50 / p99 | console PUT p50 | missing | api RSS idle MB | api RSS with streams MB | api RSS peak MB | connect s | load-gen CPU connecting ms | load-gen CPU per round ms | raw fan-out p50 / p99 | raw read p50 / p99 |',
-      '|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
+      `streams: ${counts.join(', ')}; rounds: ${args.rounds}, after a warm-up of at least ${args.warmup} rounds and ${args['warmup-seconds']} s; latency = change request start → the change's bytes at the stream's socket (kernel receive timestamp), ms; read: the same, when the load generator's read returned them; raw fan-out: the same load generator against bench/stream/raw-fanout.ts, one process writing each change to every stream as the request arrives`,
+      '| streams | p50 | p99 | max | p99 of one round: median (min–max) | warm-up p99 / max (rounds) | read p50 / p99 | console PUT p50 | missing | api RSS idle MB | api RSS with streams MB | api RSS peak MB | connect s | load-gen CPU connecting ms | load-gen CPU per round ms | raw fan-out p50 / p99 | raw read p50 / p99 |',
+      '|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
       ...rows,
     ].join('\n'),
   );

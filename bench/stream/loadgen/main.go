@@ -37,17 +37,19 @@ import (
 )
 
 type start struct {
-	APIPort            int      `json:"apiPort"`
-	ConsolePort        int      `json:"consolePort"`
-	AdminToken         string   `json:"adminToken"`
-	StreamPath         string   `json:"streamPath"`
-	Keys               []string `json:"keys"`
-	ConfigPath         string   `json:"configPath"`
-	Streams            int      `json:"streams"`
-	Rounds             int      `json:"rounds"`
-	WarmupRounds       int      `json:"warmupRounds"`
-	ConnectConcurrency int      `json:"connectConcurrency"`
-	RoundTimeoutMs     int      `json:"roundTimeoutMs"`
+	APIPort      int      `json:"apiPort"`
+	ConsolePort  int      `json:"consolePort"`
+	AdminToken   string   `json:"adminToken"`
+	StreamPath   string   `json:"streamPath"`
+	Keys         []string `json:"keys"`
+	ConfigPath   string   `json:"configPath"`
+	Streams      int      `json:"streams"`
+	Rounds       int      `json:"rounds"`
+	WarmupRounds int      `json:"warmupRounds"`
+	// Warm-up lasts at least this long after `go`, however many rounds that takes.
+	WarmupMs           int `json:"warmupMs"`
+	ConnectConcurrency int `json:"connectConcurrency"`
+	RoundTimeoutMs     int `json:"roundTimeoutMs"`
 }
 
 type roundResult struct {
@@ -67,9 +69,11 @@ type cpuMs struct {
 }
 
 type done struct {
-	Type        string        `json:"type"`
-	ConnectMs   float64       `json:"connectMs"`
-	Rounds      []roundResult `json:"rounds"`
+	Type      string        `json:"type"`
+	ConnectMs float64       `json:"connectMs"`
+	Rounds    []roundResult `json:"rounds"`
+	// The warm-up rounds, reported apart: the server's first seconds after start.
+	Warmup      []roundResult `json:"warmup"`
 	CPUMs       cpuMs         `json:"cpuMs"`
 	ClosedEarly int64         `json:"closedEarly"`
 }
@@ -114,10 +118,13 @@ func main() {
 
 	cpuRoundsStart := cpuTime()
 	client := &http.Client{Timeout: 10 * time.Second}
-	var rounds []roundResult
-	for r := 0; r < options.WarmupRounds+options.Rounds; r++ {
+	var rounds, warmup []roundResult
+	warmupEnds := time.Now().Add(time.Duration(options.WarmupMs) * time.Millisecond)
+	for r := 0; len(rounds) < options.Rounds; r++ {
 		result := runRound(&options, client, streams, r)
-		if r >= options.WarmupRounds {
+		if r < options.WarmupRounds || time.Now().Before(warmupEnds) {
+			warmup = append(warmup, result)
+		} else {
 			rounds = append(rounds, result)
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -131,6 +138,7 @@ func main() {
 		Type:        "done",
 		ConnectMs:   connectMs,
 		Rounds:      rounds,
+		Warmup:      warmup,
 		CPUMs:       cpuMs{Connect: cpuConnected, Rounds: cpuRounds, Total: cpuTime() - cpuStart},
 		ClosedEarly: closedEarly.Load(),
 	})

@@ -1,16 +1,29 @@
 /**
  * Follows the change log of a SQLite file on its own read-only connection. `PRAGMA
  * data_version` changes whenever another connection (another process, or this process's store)
- * commits; checking it costs microseconds, so it is polled every few milliseconds.
+ * commits, and checking it costs microseconds. It is checked when a store rings the file's
+ * doorbell after a commit (see doorbell.ts), and polled as well, for commits that ring none.
  */
+import type { FSWatcher } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Change, ChangeFeed } from '@svc/domain';
 import { toChange, type ChangeRow } from '@svc/storage-kysely';
+import { bellPath, listenForBell } from './doorbell.ts';
+
+/** The poll while the doorbell is watched: a fallback, for commits that ring no bell. */
+const POLL_WITH_BELL_MS = 20;
+/** The poll when the folder cannot be watched: it alone finds the commits. */
+const POLL_WITHOUT_BELL_MS = 1;
 
 export interface SqliteChangeFeedOptions {
   /** The database file (it must exist: open the store first). */
   file: string;
-  /** How often `PRAGMA data_version` is checked, in ms (default 2; Infinity: never). */
+  /** Look the moment a store rings the doorbell after a commit (default true). */
+  watch?: boolean;
+  /**
+   * How often `PRAGMA data_version` is checked, in ms (Infinity: never). Default: 20 while the
+   * doorbell is watched, 1 when it is not (or cannot be).
+   */
   pollIntervalMs?: number;
   /** How often the log is read regardless of data_version, in ms (default 1000; Infinity: never). */
   catchUpIntervalMs?: number;
@@ -27,10 +40,11 @@ export class SqliteChangeFeed implements ChangeFeed {
   private readonly conn: BetterSqlite3.Database;
   private readonly readChanges: BetterSqlite3.Statement<[number, number], ChangeRow>;
   private readonly readDataVersionStatement: BetterSqlite3.Statement<[], number>;
-  private readonly pollIntervalMs: number;
   private readonly catchUpIntervalMs: number;
   private readonly batchSize: number;
   private readonly timers: NodeJS.Timeout[] = [];
+  private pollTimer: NodeJS.Timeout | undefined;
+  private bell: FSWatcher | undefined;
   private listener: Listener | undefined;
   /** The seq of the last change the listener accepted. */
   private position = 0;
@@ -42,8 +56,7 @@ export class SqliteChangeFeed implements ChangeFeed {
   private retryAt = 0;
   private closed = false;
 
-  constructor(options: SqliteChangeFeedOptions) {
-    this.pollIntervalMs = options.pollIntervalMs ?? 1;
+  constructor(private readonly options: SqliteChangeFeedOptions) {
     this.catchUpIntervalMs = options.catchUpIntervalMs ?? 1000;
     this.batchSize = options.batchSize ?? 500;
     this.conn = new BetterSqlite3(options.file, { readonly: true, fileMustExist: true });
@@ -65,7 +78,18 @@ export class SqliteChangeFeed implements ChangeFeed {
     this.listener = listener;
     this.position = afterSeq;
     this.dataVersion = this.readDataVersion();
-    this.every(this.pollIntervalMs, () => this.tick());
+    if (this.options.watch ?? true) {
+      this.bell = listenForBell(
+        bellPath(this.options.file),
+        () => this.tick(),
+        () => {
+          // The folder can no longer be watched: poll at the pace that finds commits alone.
+          this.bell = undefined;
+          this.startPolling();
+        },
+      );
+    }
+    this.startPolling();
     this.every(this.catchUpIntervalMs, () => void this.read());
     await this.read();
   }
@@ -78,6 +102,8 @@ export class SqliteChangeFeed implements ChangeFeed {
     if (this.closed) return;
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
+    clearInterval(this.pollTimer);
+    this.bell?.close();
     // Safe while a listener runs: the read loop checks `closed` before touching the connection.
     this.conn.close();
   }
@@ -86,6 +112,16 @@ export class SqliteChangeFeed implements ChangeFeed {
     if (!Number.isFinite(ms)) return;
     // unref: following the log never keeps the process alive by itself.
     this.timers.push(setInterval(fn, ms).unref());
+  }
+
+  private pollIntervalMs(): number {
+    return this.options.pollIntervalMs ?? (this.bell ? POLL_WITH_BELL_MS : POLL_WITHOUT_BELL_MS);
+  }
+
+  private startPolling(): void {
+    clearInterval(this.pollTimer);
+    const ms = this.pollIntervalMs();
+    this.pollTimer = Number.isFinite(ms) ? setInterval(() => this.tick(), ms).unref() : undefined;
   }
 
   private tick(): void {
@@ -137,7 +173,8 @@ export class SqliteChangeFeed implements ChangeFeed {
   }
 
   private retryDelay(): number {
-    const base = Number.isFinite(this.pollIntervalMs) ? this.pollIntervalMs : MAX_RETRY_DELAY_MS;
+    const poll = this.pollIntervalMs();
+    const base = Number.isFinite(poll) ? poll : MAX_RETRY_DELAY_MS;
     return Math.min(base * 2 ** (this.failures - 1), MAX_RETRY_DELAY_MS);
   }
 

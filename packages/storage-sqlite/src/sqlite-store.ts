@@ -12,6 +12,7 @@ import {
   type StoreWriter,
 } from '@svc/domain';
 import { KyselyReader, KyselyWriter, type Database } from '@svc/storage-kysely';
+import { Doorbell, bellPath } from './doorbell.ts';
 import { migrations } from './migrations.ts';
 import { SqliteChangeFeed, type SqliteChangeFeedOptions } from './sqlite-change-feed.ts';
 import { sqliteStoreDialect } from './sqlite-store-dialect.ts';
@@ -51,6 +52,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
  */
 export class SqliteStore extends KyselyReader implements Store {
   private readonly feeds = new Set<SqliteChangeFeed>();
+  private readonly bell: Doorbell;
   private closed = false;
 
   /** Use `openSqliteStore`, which also migrates. */
@@ -64,6 +66,7 @@ export class SqliteStore extends KyselyReader implements Store {
       new Kysely<Database>({ dialect: new SqliteDialect({ database: keepStatements(sqlite) }) }),
       sqliteStoreDialect,
     );
+    this.bell = new Doorbell(bellPath(file));
   }
 
   async transaction<T>(fn: (tx: StoreWriter) => Promise<T>): Promise<T> {
@@ -90,7 +93,8 @@ export class SqliteStore extends KyselyReader implements Store {
 
   /**
    * A feed of this database's change log on its own read-only connection (closed with the
-   * store). Polls `PRAGMA data_version` every `pollIntervalMs` (default 1: about 2.5 % of a core idle, against 1.9 % at 2 ms, for half a millisecond less on average before a change is seen).
+   * store). It looks when a store in any process rings the doorbell after its commit, and polls
+   * `PRAGMA data_version` every 20 ms besides (every 1 ms when the folder cannot be watched).
    */
   changeFeed(options: Omit<SqliteChangeFeedOptions, 'file'> = {}): SqliteChangeFeed {
     if (this.closed) throw new Error('the store is closed');
@@ -104,6 +108,7 @@ export class SqliteStore extends KyselyReader implements Store {
     this.closed = true;
     for (const feed of this.feeds) await feed.close();
     await this.db.destroy();
+    this.bell.close();
   }
 
   /** Brings the schema up to date; the write lock keeps two processes from racing. */
@@ -125,6 +130,7 @@ export class SqliteStore extends KyselyReader implements Store {
     try {
       const result = await fn();
       await sql`commit`.execute(conn);
+      this.bell.ring();
       return result;
     } catch (error) {
       // Some errors (disk full, I/O) end the transaction by themselves.

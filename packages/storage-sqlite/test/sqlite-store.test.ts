@@ -13,7 +13,9 @@ describeStoreContract('sqlite', async ({ clock }) => {
     store,
     feed: (options) =>
       store.changeFeed(
-        options?.passive ? { pollIntervalMs: Infinity, catchUpIntervalMs: Infinity } : {},
+        options?.passive
+          ? { watch: false, pollIntervalMs: Infinity, catchUpIntervalMs: Infinity }
+          : {},
       ),
     openAnother: () => openSqliteStore({ file: db.file, clock }),
     rawRows: async (sql) => raw.prepare(sql).all() as Record<string, unknown>[],
@@ -120,10 +122,16 @@ describe('SqliteStore on one file from two connections', () => {
     expect((await a.listConfigs(scope))[0]?.valueJson).toBe('2');
   });
 
-  it("notices the other store's commits within a few milliseconds", async () => {
+  it.each([
+    ['by default (doorbell and a 20 ms poll)', {}],
+    // No poll and no catch-up: only the bell the other store rings can wake the feed.
+    ['through the doorbell alone', { pollIntervalMs: Infinity, catchUpIntervalMs: Infinity }],
+    // A folder that cannot be watched: the feed polls every millisecond instead.
+    ['by polling alone', { watch: false }],
+  ])("notices the other store's commits within a few milliseconds %s", async (_, options) => {
     const { a, b, scope } = await setUp();
     const received = new Map<number, number>();
-    const feed = a.changeFeed();
+    const feed = a.changeFeed(options);
     await feed.follow(await a.lastChangeSeq(), (changes: Change[]) => {
       for (const change of changes) received.set(change.seq, Date.now());
     });

@@ -85,7 +85,7 @@ export class SqliteChangeFeed implements ChangeFeed {
         () => {
           // The folder can no longer be watched: poll at the pace that finds commits alone.
           this.bell = undefined;
-          this.startPolling();
+          if (!this.closed) this.startPolling();
         },
       );
     }

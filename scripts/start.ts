@@ -1,7 +1,8 @@
 /**
  * `pnpm start`: the embedded default. Runs the console and the api as two processes over the
  * SQLite file in DATA_DIR (the console seeds the demo workspace on first start), waits until
- * both are ready, and prints where everything is.
+ * both are ready, and prints where everything is. `pnpm start` first builds the apps
+ * (`dist/main.mjs` in each) and this launcher (`dist/start.mjs`), which all run on plain node.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +13,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const children: ChildProcess[] = [];
 
 function run(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, [entry], {
     cwd: root,
     env,
     stdio: 'inherit',
@@ -83,9 +84,9 @@ try {
   const env = { ...process.env, DATA_DIR: settings.dataDir };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(0));
   // The console first: it migrates the database and seeds the demo before the api loads it.
-  run('console', 'apps/console/src/main.ts', env);
+  run('console', 'apps/console/dist/main.mjs', env);
   await waitReady(settings.CONSOLE_PORT, 'console');
-  run('api', 'apps/api/src/main.ts', env);
+  run('api', 'apps/api/dist/main.mjs', env);
   await waitReady(settings.PORT, 'api');
   console.log(banner(settings));
 } catch (error) {

@@ -25,12 +25,21 @@ export interface Apps {
   stop(): Promise<void>;
 }
 
-export function spawnTs(
-  entry: string,
+/** Builds the api and the console as `pnpm start` runs them: `dist/main.mjs` in each app. */
+export function buildApps(): void {
+  execFileSync('pnpm', ['--filter', '@svc/api', '--filter', '@svc/console', 'build'], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/** A built app (`buildApps`) on plain node, as in production. */
+export function spawnApp(
+  app: 'api' | 'console',
   env: NodeJS.ProcessEnv,
   nodeArgs: string[] = [],
 ): ChildProcess {
-  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
+  return spawn(process.execPath, [...nodeArgs, `apps/${app}/dist/main.mjs`], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -50,7 +59,7 @@ export async function waitReady(port: number): Promise<void> {
   }
 }
 
-/** Console, then api, over one data folder (or DATABASE_URL when set). */
+/** Builds both apps, then starts the console and the api over one data folder (or DATABASE_URL when set). */
 export async function startApps(
   extraEnv: Record<string, string> = {},
   options: { apiNodeArgs?: string[] } = {},
@@ -69,9 +78,10 @@ export async function startApps(
     LOG_LEVEL: 'warn',
     ...extraEnv,
   };
-  const consoleProcess = spawnTs('apps/console/src/main.ts', env);
+  buildApps();
+  const consoleProcess = spawnApp('console', env);
   await waitReady(consolePort);
-  const api = spawnTs('apps/api/src/main.ts', env, options.apiNodeArgs);
+  const api = spawnApp('api', env, options.apiNodeArgs);
   await waitReady(apiPort);
   return {
     apiPort,

@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { freePort } from '@svc/testkit';
+import { buildApps } from '../lib/processes.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { values: args } = parseArgs({
@@ -102,7 +103,9 @@ function start(
 ): ChildProcess {
   // taskset execs node in place: the child's pid is node's.
   const [command, lead] = nodeOn(name === 'console' ? undefined : 0);
-  const child = spawn(command, [...lead, '--import', 'tsx', entry, ...(ipcArgs ?? [])], {
+  // The apps run from their bundles, as `pnpm start` runs them; the raw baseline through tsx.
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(command, [...lead, ...loader, entry, ...(ipcArgs ?? [])], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', SEED_DEMO: 'false', ...env },
     stdio: ipcArgs ? ['ignore', 'inherit', 'inherit', 'ipc'] : ['ignore', 'inherit', 'inherit'],
@@ -232,7 +235,8 @@ async function main(): Promise<void> {
   const storageEnv: Record<string, string> = { DATA_DIR: dataDir };
   if (process.env.DATABASE_URL) storageEnv.DATABASE_URL = process.env.DATABASE_URL;
   const consolePort = await freePort();
-  start('console', 'apps/console/src/main.ts', {
+  buildApps();
+  start('console', 'apps/console/dist/main.mjs', {
     ...storageEnv,
     CONSOLE_PORT: String(consolePort),
     CONSOLE_ADMIN_TOKEN: TOKEN,
@@ -281,7 +285,7 @@ async function main(): Promise<void> {
       roundTimeoutMs: 10_000,
     });
     const apiPort = await freePort();
-    const api = start('api', 'apps/api/src/main.ts', {
+    const api = start('api', 'apps/api/dist/main.mjs', {
       ...storageEnv,
       PORT: String(apiPort),
     });

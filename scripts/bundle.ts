@@ -1,0 +1,46 @@
+/**
+ * Builds a program for production, run from its package's folder (an app's `pnpm build`): the
+ * entry (`src/main.ts`) and every workspace package it imports, bundled by esbuild into one ES
+ * module (`dist/main.mjs`) that plain `node` runs, with no TypeScript compiler loaded at run
+ * time. Native and optional modules stay outside and load from node_modules. `--copy <dir>` puts
+ * a folder the program serves as it is (the console's page) beside the bundle, where the bundled
+ * code looks for it.
+ *
+ * The root `pnpm build` also bundles `pnpm start`'s launcher (`scripts/start.ts`) into the root's
+ * `dist/start.mjs`. It needs two small functions of @svc/console and the settings of
+ * @svc/runtime; both packages declare `"sideEffects": false`, so the bundle leaves out the rest
+ * (the stores, and better-sqlite3, which the root cannot load).
+ *
+ *   tsx ../../scripts/bundle.ts [--copy src/page] [--entry src/main.ts] [--outfile dist/main.mjs]
+ */
+import { cpSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+
+const { values } = parseArgs({
+  options: {
+    entry: { type: 'string', default: 'src/main.ts' },
+    outfile: { type: 'string', default: 'dist/main.mjs' },
+    copy: { type: 'string', multiple: true },
+  },
+});
+const outDir = dirname(values.outfile);
+
+rmSync(outDir, { recursive: true, force: true });
+await build({
+  entryPoints: [values.entry],
+  outfile: values.outfile,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  // better-sqlite3 is native; pg-native is pg's optional driver, never installed here.
+  external: ['better-sqlite3', 'pg-native'],
+  // The CommonJS dependencies inside the bundle call require(): an ES module has none.
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
+for (const dir of values.copy ?? []) cpSync(dir, join(outDir, basename(dir)), { recursive: true });

@@ -324,16 +324,16 @@ export class Management {
   }
 
   async listConfigs(ref: ScopeRef): Promise<ConfigEntry[]> {
-    return this.deps.store.listConfigs(await this.resolveScope(this.deps.store, ref));
+    return this.deps.store.listConfigs((await this.resolveScope(this.deps.store, ref)).scope);
   }
 
   async listFlags(ref: ScopeRef): Promise<FlagEntry[]> {
-    return this.deps.store.listFlags(await this.resolveScope(this.deps.store, ref));
+    return this.deps.store.listFlags((await this.resolveScope(this.deps.store, ref)).scope);
   }
 
   /** Secrets with their remaining versions; values only when `reveal` (and then audited). */
   async listSecrets(ref: ScopeRef, reveal: boolean): Promise<SecretListing[]> {
-    const scope = await this.resolveScope(this.deps.store, ref);
+    const { scope } = await this.resolveScope(this.deps.store, ref);
     const current = await this.deps.store.listSecrets(scope);
     const listings: SecretListing[] = [];
     for (const secret of current) {
@@ -379,11 +379,10 @@ export class Management {
     fn: (tx: Parameters<Parameters<Store['transaction']>[0]>[0], scope: Scope) => Promise<T>,
   ): Promise<T> {
     return this.deps.store.transaction(async (tx) => {
-      const scope = await this.resolveScope(tx, ref);
+      const { scope, workspaceId } = await this.resolveScope(tx, ref);
       const result = await fn(tx, scope);
-      const ws = await requireWorkspace(tx, ref.workspace);
       await tx.appendAudit({
-        workspaceId: ws.id,
+        workspaceId,
         actor: this.actor,
         action,
         target: `${scopeLabel(ref)} ${key}`,
@@ -392,11 +391,15 @@ export class Management {
     });
   }
 
-  private async resolveScope(reader: StoreReader, ref: ScopeRef): Promise<Scope> {
-    const { project } = await requireProject(reader, ref.workspace, ref.project);
-    if (ref.service === undefined) return { projectId: project.id, serviceId: null };
-    const service = await requireService(reader, project, ref.service);
-    return { projectId: project.id, serviceId: service.id };
+  /** The scope `ref` names, and the id of its workspace (for the audit row). */
+  private async resolveScope(
+    reader: StoreReader,
+    ref: ScopeRef,
+  ): Promise<{ scope: Scope; workspaceId: string }> {
+    const { ws, project } = await requireProject(reader, ref.workspace, ref.project);
+    const serviceId =
+      ref.service === undefined ? null : (await requireService(reader, project, ref.service)).id;
+    return { scope: { projectId: project.id, serviceId }, workspaceId: ws.id };
   }
 }
 

@@ -26,6 +26,10 @@ const { values } = parseArgs({
   },
 });
 const outDir = dirname(values.outfile);
+// The folder is emptied first: it must be the bundle's own.
+if (['.', '..', '/', ''].includes(outDir)) {
+  throw new Error(`--outfile ${values.outfile}: put the bundle in a folder of its own (dist/…)`);
+}
 
 rmSync(outDir, { recursive: true, force: true });
 await build({

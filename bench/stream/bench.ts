@@ -21,14 +21,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { freePort } from '@svc/testkit';
-import { buildApps } from '../lib/processes.ts';
+import { freePort, httpCall } from '@svc/testkit';
+import { buildApps, waitReady } from '../lib/processes.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { values: args } = parseArgs({
@@ -136,43 +135,6 @@ async function cleanUp(): Promise<void> {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }
 
-function call(
-  port: number,
-  method: string,
-  path: string,
-  headers: Record<string, string> = {},
-  body?: unknown,
-) {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        headers: { ...headers, 'content-type': 'application/json' },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-async function waitReady(port: number): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while ((await call(port, 'GET', '/readyz').catch(() => ({ status: 0 }))).status !== 200) {
-    if (Date.now() > deadline) throw new Error(`nothing ready on port ${port}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** Resident set size now and at its peak, in MB (Linux /proc). */
 function rss(pid: number): { now: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -243,13 +205,10 @@ async function main(): Promise<void> {
   });
   await waitReady(consolePort);
   const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await call(
-      consolePort,
-      method,
-      `/api${path}`,
-      { authorization: `Bearer ${TOKEN}` },
+    const res = await httpCall(consolePort, method, `/api${path}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
       body,
-    );
+    });
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
     return JSON.parse(res.text || 'null');
   };

@@ -1,6 +1,7 @@
 export type * from './database.ts';
 export { CHANGE_SEQ_COUNTER } from './database.ts';
 export { schemaMigrations, type SchemaOptions } from './migrations.ts';
+export { ChangeLogFeed, type ChangeLogFeedOptions, type WakeUps } from './change-log-feed.ts';
 export { KyselyReader } from './kysely-reader.ts';
 export { KyselyWriter, type KyselyWriterOptions } from './kysely-writer.ts';
 export {

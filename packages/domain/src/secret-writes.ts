@@ -8,6 +8,12 @@ import type { SecretSealer, Store } from './ports.ts';
 import { deleteSecret, deleteSecretVersion, setSecret, type SetSecretResult } from './secrets.ts';
 import type { Principal, ReadModel } from './views/read-model.ts';
 
+/** The secret write limit per API key: `max` writes per `windowSeconds`. */
+export interface WriteRateLimitOptions {
+  max: number;
+  windowSeconds: number;
+}
+
 /** Write rate limit per API key; the adapter may share counters across instances. */
 export interface WriteRateLimiter {
   /** Takes one write from the key's budget; `retryAfterSeconds` when none is left. */

@@ -3,4 +3,3 @@ export * from './logger.ts';
 export * from './storage.ts';
 export * from './secrets.ts';
 export * from './shutdown.ts';
-export * from './write-rate-limiter.ts';

@@ -1,14 +1,9 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import type { ChangeFeed, Store, WriteRateLimiter } from '@svc/domain';
+import type { ChangeFeed, Store, WriteRateLimiter, WriteRateLimitOptions } from '@svc/domain';
 import { openPostgresStore } from '@svc/storage-postgres';
 import { openSqliteStore } from '@svc/storage-sqlite';
 import type { Settings } from './settings.ts';
-import {
-  memoryWriteRateLimiter,
-  postgresWriteRateLimiter,
-  type WriteRateLimitOptions,
-} from './write-rate-limiter.ts';
 
 export const SQLITE_FILE = 'svc.sqlite';
 
@@ -39,7 +34,7 @@ export async function openStorage(
     return {
       store,
       changeFeed: () => store.changeFeed(),
-      writeRateLimiter: (limit) => postgresWriteRateLimiter(store, limit),
+      writeRateLimiter: (limit) => store.writeRateLimiter(limit),
       describe: describePostgres(url),
     };
   }
@@ -49,7 +44,7 @@ export async function openStorage(
   return {
     store,
     changeFeed: () => store.changeFeed(),
-    writeRateLimiter: memoryWriteRateLimiter,
+    writeRateLimiter: (limit) => store.writeRateLimiter(limit),
     describe: `sqlite:${file}`,
   };
 }

@@ -14,3 +14,4 @@ export {
   toService,
 } from './rows.ts';
 export type { StoreDialect } from './store-dialect.ts';
+export { WRITE_RATE_LIMIT_PREFIX, writeRateLimiter } from './write-rate-limit.ts';

@@ -9,3 +9,4 @@ export {
   type PostgresStoreOptions,
 } from './postgres-store.ts';
 export { PostgresChangeFeed, type PostgresChangeFeedOptions } from './postgres-change-feed.ts';
+export { RATE_LIMIT_TABLE } from './postgres-write-rate-limiter.ts';

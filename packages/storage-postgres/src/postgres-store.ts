@@ -5,7 +5,14 @@
  */
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
-import { systemClock, type Clock, type Store, type StoreWriter } from '@svc/domain';
+import {
+  systemClock,
+  type Clock,
+  type Store,
+  type StoreWriter,
+  type WriteRateLimiter,
+  type WriteRateLimitOptions,
+} from '@svc/domain';
 import {
   CHANGE_SEQ_COUNTER,
   KyselyReader,
@@ -16,6 +23,7 @@ import type { Database } from './database.ts';
 import { migrations } from './migrations.ts';
 import { PostgresChangeFeed, type PostgresChangeFeedOptions } from './postgres-change-feed.ts';
 import { postgresStoreDialect } from './postgres-store-dialect.ts';
+import { postgresWriteRateLimiter } from './postgres-write-rate-limiter.ts';
 
 /** The NOTIFY channel of the change log (per schema, see `changeChannel`). */
 export const CHANGE_CHANNEL = 'svc_changes';
@@ -109,11 +117,8 @@ export class PostgresStore extends KyselyReader implements Store {
   /** Use `openPostgresStore`, which also migrates. */
   constructor(
     db: Kysely<Database>,
-    /**
-     * The store's connection pool, for adapters that keep their own tables in this database
-     * (the shared write rate limiter). Ends with the store.
-     */
-    readonly pool: pg.Pool,
+    /** The store's connection pool (ends with the store). */
+    private readonly pool: pg.Pool,
     private readonly options: PostgresStoreOptions,
   ) {
     // The shared queries see the shared schema: `audit.pos` is the one column they never name
@@ -160,6 +165,14 @@ export class PostgresStore extends KyselyReader implements Store {
     });
     this.feeds.add(feed);
     return feed;
+  }
+
+  /**
+   * The secret write limit, counted in this database: shared by every api instance on it, so N
+   * instances allow `max` writes per key in total. Its table is created on first use.
+   */
+  writeRateLimiter(options: WriteRateLimitOptions): WriteRateLimiter {
+    return postgresWriteRateLimiter(this.pool, options);
   }
 
   async close(): Promise<void> {

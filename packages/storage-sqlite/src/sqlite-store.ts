@@ -3,6 +3,7 @@
  * the writer, and BEGIN IMMEDIATE so writers in several processes queue instead of failing.
  */
 import BetterSqlite3 from 'better-sqlite3';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { Kysely, Migrator, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import {
   systemClock,
@@ -10,8 +11,16 @@ import {
   type ProjectState,
   type Store,
   type StoreWriter,
+  type WriteRateLimiter,
+  type WriteRateLimitOptions,
 } from '@svc/domain';
-import { KyselyReader, KyselyWriter, type Database } from '@svc/storage-kysely';
+import {
+  KyselyReader,
+  KyselyWriter,
+  WRITE_RATE_LIMIT_PREFIX,
+  writeRateLimiter,
+  type Database,
+} from '@svc/storage-kysely';
 import { Doorbell, bellPath } from './doorbell.ts';
 import { migrations } from './migrations.ts';
 import { SqliteChangeFeed, type SqliteChangeFeedOptions } from './sqlite-change-feed.ts';
@@ -101,6 +110,20 @@ export class SqliteStore extends KyselyReader implements Store {
     const feed = new SqliteChangeFeed({ ...options, file: this.file });
     this.feeds.add(feed);
     return feed;
+  }
+
+  /**
+   * The secret write limit, counted in this process's memory: a SQLite file serves one api
+   * process, which holds every count there is.
+   */
+  writeRateLimiter(options: WriteRateLimitOptions): WriteRateLimiter {
+    return writeRateLimiter(
+      new RateLimiterMemory({
+        points: options.max,
+        duration: options.windowSeconds,
+        keyPrefix: WRITE_RATE_LIMIT_PREFIX,
+      }),
+    );
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,36 @@
+/**
+ * The secret write limit counted in the PostgreSQL database every api instance uses, so N
+ * instances behind a load balancer allow `max` writes per key in total, not N × `max`. One
+ * upsert per write, over the store's pool.
+ */
+import type pg from 'pg';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import type { WriteRateLimiter, WriteRateLimitOptions } from '@svc/domain';
+import { WRITE_RATE_LIMIT_PREFIX, writeRateLimiter } from '@svc/storage-kysely';
+
+/** The table of the shared counters (the limiter creates it; it is not part of the store's schema). */
+export const RATE_LIMIT_TABLE = 'svc_rate_limits';
+
+export function postgresWriteRateLimiter(
+  pool: pg.Pool,
+  options: WriteRateLimitOptions,
+): WriteRateLimiter {
+  let created: (error?: unknown) => void = () => {};
+  const ready = new Promise<void>((resolve, reject) => {
+    created = (error) => (error ? reject(error as Error) : resolve());
+  });
+  const limiter = new RateLimiterPostgres(
+    {
+      storeClient: pool,
+      storeType: 'pool',
+      tableName: RATE_LIMIT_TABLE,
+      points: options.max,
+      duration: options.windowSeconds,
+      keyPrefix: WRITE_RATE_LIMIT_PREFIX,
+      // One row per key that ever wrote, reused by each window: nothing piles up to sweep.
+      clearExpiredByTimeout: false,
+    },
+    created,
+  );
+  return writeRateLimiter(limiter, ready);
+}

@@ -203,6 +203,20 @@ export class ServiceClient implements AsyncDisposable {
   }
 
   /**
+   * Every secret of the cache (key to plaintext; for a file secret, the file's content), as a new
+   * object: what a process launcher such as `svc run` hands on, together with
+   * {@link getSecretFilePath} for file secrets.
+   *
+   * @throws {@link ServicePublicKeyError} when this client holds a public key.
+   */
+  getAllSecrets(): Record<string, string> {
+    if (this.config.keyType === 'pk') throw new ServicePublicKeyError('getAllSecrets');
+    const secrets: Record<string, string> = {};
+    for (const [key, secret] of this.snapshot.secrets) secrets[key] = secret.value;
+    return secrets;
+  }
+
+  /**
    * The absolute path of the file written for a file secret (mode 0600, in a private folder
    * that `close()` removes), or `undefined` for an unknown key, a text secret, or a public key.
    */

@@ -167,6 +167,7 @@ describe('secret writes', () => {
     await expect(client.deleteSecret('a')).rejects.toBeInstanceOf(ServicePublicKeyError);
     await expect(client.deleteSecretVersion('a', 1)).rejects.toBeInstanceOf(ServicePublicKeyError);
     expect(() => client.getSecret('a')).toThrow(ServicePublicKeyError);
+    expect(() => client.getAllSecrets()).toThrow(ServicePublicKeyError);
     expect(client.getSecretFilePath('a')).toBeUndefined();
     expect(s.requests.length).toBe(before);
   });

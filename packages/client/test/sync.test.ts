@@ -73,6 +73,24 @@ describe('sync()', () => {
     });
   });
 
+  it('getAllSecrets: every secret of the cache, as a copy', async () => {
+    const s = service();
+    const { client } = await start(s);
+    const before = client.getAllSecrets();
+    expect(before).toEqual({ 'stripe.key': 'sk_live_1' });
+    s.snapshot = {
+      ...s.snapshot,
+      revision: 6,
+      secrets: {
+        'stripe.key': { value: 'sk_live_2', type: 'text', version: 2 },
+        'tls.cert': { value: 'PEM', type: 'file', version: 1, file_name: 'tls.pem' },
+      },
+    };
+    await client.sync();
+    expect(client.getAllSecrets()).toEqual({ 'stripe.key': 'sk_live_2', 'tls.cert': 'PEM' });
+    expect(before).toEqual({ 'stripe.key': 'sk_live_1' });
+  });
+
   it('distinguishes an absent config (undefined) from a JSON null', async () => {
     const { client } = await start(service());
     expect(client.getConfig('nothing')).toBeNull();

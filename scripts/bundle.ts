@@ -11,9 +11,11 @@
  * @svc/runtime; both packages declare `"sideEffects": false`, so the bundle leaves out the rest
  * (the stores, and better-sqlite3, which the root cannot load).
  *
- *   tsx ../../scripts/bundle.ts [--copy src/page] [--entry src/main.ts] [--outfile dist/main.mjs]
+ * `--shebang` makes the bundle an executable script (`#!/usr/bin/env node`, mode 0755): a bin.
+ *
+ *   tsx ../../scripts/bundle.ts [--copy src/page] [--entry src/main.ts] [--outfile dist/main.mjs] [--shebang]
  */
-import { cpSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
@@ -23,6 +25,7 @@ const { values } = parseArgs({
     entry: { type: 'string', default: 'src/main.ts' },
     outfile: { type: 'string', default: 'dist/main.mjs' },
     copy: { type: 'string', multiple: true },
+    shebang: { type: 'boolean', default: false },
   },
 });
 const outDir = dirname(values.outfile);
@@ -43,8 +46,11 @@ await build({
   external: ['better-sqlite3', 'pg-native'],
   // The CommonJS dependencies inside the bundle call require(): an ES module has none.
   banner: {
-    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    js:
+      (values.shebang ? '#!/usr/bin/env node\n' : '') +
+      "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
   logLevel: 'warning',
 });
 for (const dir of values.copy ?? []) cpSync(dir, join(outDir, basename(dir)), { recursive: true });
+if (values.shebang) chmodSync(values.outfile, 0o755);

@@ -1,0 +1,88 @@
+/**
+ * `svc run -- <command> [args…]`: one sync, then the command with every visible config and secret
+ * in its environment; its exit status is svc's. `--watch` keeps the stream open and restarts the
+ * command when a value it received changes.
+ */
+import { ServiceClient, ServiceInitError, type ServiceLogger } from '@svc/client';
+import { CliError } from '../cli-error.ts';
+import { changedNames, childEnvironment } from './child-environment.ts';
+import { Supervisor } from './supervisor.ts';
+
+export interface RunOptions {
+  baseUrl?: string;
+  apiKey?: string;
+  watch?: boolean;
+  override?: boolean;
+  /** Seconds a restarted command gets between SIGTERM and SIGKILL. */
+  gracePeriod: number;
+}
+
+/** The longest timer Node keeps (about 24.8 days): without `--watch` the cache is never renewed. */
+const NEVER_MS = 2 ** 31 - 1;
+
+const say = (message: string) => process.stderr.write(`svc: ${message}\n`);
+
+/** What the client has to say goes to stderr; its routine messages only with `SVC_DEBUG`. */
+const logger: ServiceLogger = {
+  debug: (message) => process.env.SVC_DEBUG && say(message),
+  info: (message) => process.env.SVC_DEBUG && say(message),
+  error: (message, cause) => say(cause instanceof Error ? `${message}: ${cause.message}` : message),
+};
+
+/** Runs `argv` and resolves with its exit status. */
+export async function runCommand(argv: readonly string[], options: RunOptions): Promise<number> {
+  const [command, ...args] = argv;
+  if (command === undefined) throw new CliError('nothing to run: svc run -- <command> [args…]');
+  const baseUrl = options.baseUrl ?? process.env.SERVICE_BASE_URL;
+  const apiKey = options.apiKey ?? process.env.SERVICE_API_KEY;
+  if (!baseUrl) throw new CliError('no base URL: pass --base-url or set SERVICE_BASE_URL');
+  if (!apiKey) throw new CliError('no API key: pass --api-key or set SERVICE_API_KEY');
+
+  let client: ServiceClient;
+  try {
+    client = await ServiceClient.create({
+      baseUrl,
+      apiKey,
+      stream: options.watch === true,
+      cacheTtlMs: options.watch ? undefined : NEVER_MS,
+      logger,
+    });
+  } catch (error) {
+    if (error instanceof TypeError) throw new CliError(error.message);
+    const cause = error instanceof ServiceInitError ? error.cause : error;
+    throw new CliError(`the sync failed: ${cause instanceof Error ? cause.message : cause}`, 1, {
+      cause,
+    });
+  }
+  try {
+    const override = options.override === true;
+    let current = childEnvironment(client, process.env, override);
+    const supervisor = new Supervisor({
+      command,
+      args,
+      gracePeriodMs: options.gracePeriod * 1000,
+      say,
+    });
+    supervisor.start(current.env);
+    if (options.watch) {
+      client.onChange(() => {
+        let next;
+        try {
+          next = childEnvironment(client, process.env, override);
+        } catch (error) {
+          // A collision introduced by the change: keep the command running on what it has.
+          return say(`not restarting: ${(error as Error).message}`);
+        }
+        const changed = changedNames(current.received, next.received);
+        current = next;
+        if (changed.length === 0) return;
+        say(`${changed.join(', ')} changed: restarting ${command}`);
+        supervisor.restart(next.env);
+      });
+    }
+    return await supervisor.done;
+  } finally {
+    // Removes the file secrets' private folder.
+    await client.close();
+  }
+}

@@ -71,3 +71,21 @@ export async function freePort(): Promise<number> {
   await new Promise((r) => server.close(r));
   return port;
 }
+
+/**
+ * Management API calls (`path` below `/api`) with the admin token: `admin` throws unless the
+ * answer is 2xx, `adminRaw` does not look.
+ */
+export function adminCalls(consolePort: () => number, token: string) {
+  const adminRaw = (method: string, path: string, body?: unknown): Promise<HttpResponse> =>
+    httpCall(consolePort(), method, `/api${path}`, {
+      headers: { authorization: `Bearer ${token}` },
+      body,
+    });
+  const admin = async (method: string, path: string, body?: unknown): Promise<HttpResponse> => {
+    const res = await adminRaw(method, path, body);
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+    return res;
+  };
+  return { admin, adminRaw };
+}

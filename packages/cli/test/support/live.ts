@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { inject } from 'vitest';
-import { httpCall, type HttpResponse } from '@svc/testkit';
+import { adminCalls } from '@svc/testkit';
 import { ADMIN_TOKEN, svcBin } from './paths.ts';
 
 export interface SvcResult {
@@ -26,16 +26,7 @@ export interface SvcProcess {
 export function liveService() {
   const consolePort = inject('consolePort');
   const apiPort = inject('apiPort');
-  const adminRaw = (method: string, path: string, body?: unknown): Promise<HttpResponse> =>
-    httpCall(consolePort, method, `/api${path}`, {
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      body,
-    });
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await adminRaw(method, path, body);
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res;
-  };
+  const { admin, adminRaw } = adminCalls(() => consolePort, ADMIN_TOKEN);
   const consoleUrl = `http://127.0.0.1:${consolePort}`;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   /** The environment svc reads its console settings from. */

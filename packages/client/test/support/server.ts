@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { startApi, type ApiApp } from '@svc/api';
 import { startConsole, type ConsoleApp } from '@svc/console';
 import { createLogger, loadSettings } from '@svc/runtime';
-import { freePort, httpCall, tempDir, waitFor, type HttpResponse } from '@svc/testkit';
+import { adminCalls, freePort, httpCall, tempDir, waitFor, type HttpResponse } from '@svc/testkit';
 
 export { freePort };
 
@@ -28,20 +28,6 @@ export interface LiveServer {
   /** The same without the status check. */
   adminRaw(method: string, path: string, body?: unknown): Promise<HttpResponse>;
   stop(): Promise<void>;
-}
-
-function adminCalls(consolePort: () => number) {
-  const adminRaw = (method: string, path: string, body?: unknown) =>
-    httpCall(consolePort(), method, `/api${path}`, {
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      body,
-    });
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await adminRaw(method, path, body);
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res;
-  };
-  return { admin, adminRaw };
 }
 
 /** Console and api in this process (fast): for everything but killing the api. */
@@ -64,7 +50,7 @@ export async function startInProcess(env: Record<string, string> = {}): Promise<
     apiPort: api.port,
     consolePort: consoleApp.port,
     dataDir,
-    ...adminCalls(() => consoleApp.port),
+    ...adminCalls(() => consoleApp.port, ADMIN_TOKEN),
     async stop() {
       await api.close();
       await consoleApp.close();
@@ -129,7 +115,7 @@ export async function startProcesses(env: Record<string, string> = {}): Promise<
     apiPort,
     consolePort,
     dataDir,
-    ...adminCalls(() => consolePort),
+    ...adminCalls(() => consolePort, ADMIN_TOKEN),
     killApi: (hard = false) => stopProcess(api, hard ? 'SIGKILL' : 'SIGTERM'),
     startApi: startApiProcess,
     async stop() {

@@ -31,35 +31,35 @@ export async function seedDemo(
 ): Promise<DemoSeed | undefined> {
   const existing = readDemoSeed(dataDir);
   if (existing) return existing;
-  if ((await management.listWorkspaces()).some((w) => w.slug === 'demo')) return undefined;
+  if ((await management.workspaces.list()).some((w) => w.slug === 'demo')) return undefined;
 
   const m = management.as('demo-seed');
-  await m.createWorkspace({ slug: 'demo', name: 'Demo workspace' });
-  await m.createProject('demo', { slug: 'shop', name: 'Shop' });
-  await m.createService('demo', 'shop', { slug: 'checkout', name: 'Checkout service' });
-  await m.updateProject('demo', 'shop', { abTesting: true });
+  await m.workspaces.create({ slug: 'demo', name: 'Demo workspace' });
+  await m.projects.create('demo', { slug: 'shop', name: 'Shop' });
+  await m.services.create('demo', 'shop', { slug: 'checkout', name: 'Checkout service' });
+  await m.projects.update('demo', 'shop', { abTesting: true });
   const project = { workspace: 'demo', project: 'shop' };
   const checkout = { ...project, service: 'checkout' };
 
-  await m.putConfig(project, 'ui.theme', { value: 'dark', isPublic: true });
-  await m.putConfig(project, 'ui.banner', {
+  await m.configs.put(project, 'ui.theme', { value: 'dark', isPublic: true });
+  await m.configs.put(project, 'ui.banner', {
     value: { text: 'Free shipping this week', color: '#0a7' },
     isPublic: true,
   });
-  await m.putConfig(project, 'db.pool', {
+  await m.configs.put(project, 'db.pool', {
     value: { max: 10, idle_timeout_ms: 30000 },
     isPublic: false,
   });
-  await m.putConfig(checkout, 'db.pool', {
+  await m.configs.put(checkout, 'db.pool', {
     value: { max: 25, idle_timeout_ms: 30000 },
     isPublic: false,
   });
-  await m.putFlag(project, 'checkout.v2', {
+  await m.flags.put(project, 'checkout.v2', {
     isActive: true,
     rolloutPercentage: 25,
     salt: 'checkout-v2-2026',
   });
-  await m.putFlag(project, 'search.beta', {
+  await m.flags.put(project, 'search.beta', {
     isActive: true,
     rules: [
       {
@@ -69,10 +69,10 @@ export async function seedDemo(
     ],
     rolloutPercentage: 0,
   });
-  await m.putFlag(project, 'maintenance.mode', { isActive: false });
-  await m.putSecret(project, 'stripe.api_key', { value: 'sk_test_demo_4eC39HqLyjWDarjtT1zdp7dc' });
-  await m.putSecret(checkout, 'payments.webhook_secret', { value: 'whsec_demo_5f8a1c' });
-  await m.putSecret(project, 'tls.cert', {
+  await m.flags.put(project, 'maintenance.mode', { isActive: false });
+  await m.secrets.put(project, 'stripe.api_key', { value: 'sk_test_demo_4eC39HqLyjWDarjtT1zdp7dc' });
+  await m.secrets.put(checkout, 'payments.webhook_secret', { value: 'whsec_demo_5f8a1c' });
+  await m.secrets.put(project, 'tls.cert', {
     value: '-----BEGIN CERTIFICATE-----\nMIIBdemo\n-----END CERTIFICATE-----\n',
     type: 'file',
     fileName: 'tls.pem',
@@ -82,10 +82,10 @@ export async function seedDemo(
     workspace: 'demo',
     project: 'shop',
     service: 'checkout',
-    secretKey: (await m.createApiKey('demo', 'shop', { kind: 'secret', name: 'demo backend' })).key,
-    publicKey: (await m.createApiKey('demo', 'shop', { kind: 'public', name: 'demo browser' })).key,
+    secretKey: (await m.keys.create('demo', 'shop', { kind: 'secret', name: 'demo backend' })).key,
+    publicKey: (await m.keys.create('demo', 'shop', { kind: 'public', name: 'demo browser' })).key,
     serviceSecretKey: (
-      await m.createApiKey('demo', 'shop', {
+      await m.keys.create('demo', 'shop', {
         kind: 'secret',
         service: 'checkout',
         name: 'demo checkout',

@@ -4,7 +4,7 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import type { Management } from '@svc/domain';
 import { jsonBody, notFoundRoute, problemErrors } from './express-support.ts';
-import { managementRouter } from './management-router.ts';
+import { managementRouter } from './management/router.ts';
 import type { Metrics } from './metrics.ts';
 
 export interface ConsoleServerOptions {

@@ -7,7 +7,7 @@ export * from './express-support.ts';
 export * from './metrics.ts';
 export * from './sync-handler.ts';
 export * from './api-server.ts';
-export * from './management-router.ts';
+export * from './management/index.ts';
 export * from './console-server.ts';
 export * from './json-body.ts';
 export * from './evaluate-ab-handler.ts';

@@ -1,10 +1,28 @@
 import { ValidationError } from '../errors.ts';
 import type { FlagEntry } from '../model.ts';
+import { CONTROL_CHARACTER, textLength } from '../names.ts';
 import { OPERATORS, type Operator } from './rules.ts';
 
-const MAX_RULES = 100;
-const MAX_CONDITIONS = 20;
-const MAX_VALUES = 1000;
+/**
+ * The limits of a flag's targeting: the one set that the domain checks and the management API's
+ * schema is built from, so the two cannot disagree.
+ */
+export const TARGETING_LIMITS = {
+  /** Rules of one flag. */
+  rules: 100,
+  /** Conditions of one rule (at least one). */
+  conditions: 20,
+  /** Values of one condition (at least one). */
+  values: 1000,
+  /** Characters (code points) of one condition value. */
+  valueLength: 1024,
+  /** Characters of an attribute name (at least one). */
+  attributeLength: 256,
+  /** Characters of a salt. */
+  saltLength: 256,
+} as const;
+
+const L = TARGETING_LIMITS;
 
 /** Validates a flag's targeting: known operators, string values, a 0..100 two-decimal rollout. */
 export function validateFlagTargeting(
@@ -25,11 +43,19 @@ export function validateFlagTargeting(
       'must be a number from 0 to 100 with at most two decimals',
     );
   }
-  if (flag.salt !== null && (typeof flag.salt !== 'string' || flag.salt.length > 256)) {
-    throw new ValidationError('salt', 'must be a string of at most 256 characters');
+  if (
+    flag.salt !== null &&
+    (typeof flag.salt !== 'string' ||
+      textLength(flag.salt) > L.saltLength ||
+      CONTROL_CHARACTER.test(flag.salt))
+  ) {
+    throw new ValidationError(
+      'salt',
+      `must be a string of at most ${L.saltLength} characters without control characters`,
+    );
   }
-  if (!Array.isArray(flag.rules) || flag.rules.length > MAX_RULES) {
-    throw new ValidationError('rules', `must be a list of at most ${MAX_RULES} rules`);
+  if (!Array.isArray(flag.rules) || flag.rules.length > L.rules) {
+    throw new ValidationError('rules', `must be a list of at most ${L.rules} rules`);
   }
   flag.rules.forEach((rule, i) => {
     if (typeof rule.result !== 'boolean')
@@ -37,17 +63,21 @@ export function validateFlagTargeting(
     if (
       !Array.isArray(rule.conditions) ||
       rule.conditions.length === 0 ||
-      rule.conditions.length > MAX_CONDITIONS
+      rule.conditions.length > L.conditions
     ) {
       throw new ValidationError(
         `rules[${i}].conditions`,
-        `must be a list of 1..${MAX_CONDITIONS} conditions`,
+        `must be a list of 1..${L.conditions} conditions`,
       );
     }
     rule.conditions.forEach((c, j) => {
       const at = `rules[${i}].conditions[${j}]`;
-      if (typeof c.attribute !== 'string' || c.attribute.length === 0 || c.attribute.length > 256) {
-        throw new ValidationError(`${at}.attribute`, 'must be a non-empty string');
+      if (
+        typeof c.attribute !== 'string' ||
+        c.attribute.length === 0 ||
+        textLength(c.attribute) > L.attributeLength
+      ) {
+        throw new ValidationError(`${at}.attribute`, `must be 1..${L.attributeLength} characters`);
       }
       if (!OPERATORS.includes(c.operator as Operator)) {
         throw new ValidationError(`${at}.operator`, `must be one of ${OPERATORS.join(', ')}`);
@@ -55,10 +85,13 @@ export function validateFlagTargeting(
       if (
         !Array.isArray(c.values) ||
         c.values.length === 0 ||
-        c.values.length > MAX_VALUES ||
-        !c.values.every((v) => typeof v === 'string')
+        c.values.length > L.values ||
+        !c.values.every((v) => typeof v === 'string' && textLength(v) <= L.valueLength)
       ) {
-        throw new ValidationError(`${at}.values`, `must be a list of 1..${MAX_VALUES} strings`);
+        throw new ValidationError(
+          `${at}.values`,
+          `must be a list of 1..${L.values} strings of at most ${L.valueLength} characters`,
+        );
       }
     });
   });

@@ -1,9 +1,9 @@
 /** Domain records as the management API shows them (snake_case, ISO times). */
 import type {
-  ApiKeyRecord,
   AuditEntry,
   ConfigEntry,
   FlagEntry,
+  ListedApiKey,
   Project,
   SecretListing,
   Service,
@@ -36,7 +36,7 @@ export const serviceJson = (s: Service) => ({
   created_at: iso(s.createdAt),
 });
 
-export const keyJson = (k: ApiKeyRecord & { service: string | null }) => ({
+export const keyJson = (k: ListedApiKey) => ({
   id: k.id,
   name: k.name,
   kind: k.kind,

@@ -1,0 +1,3 @@
+export * from './router.ts';
+export * from './route.ts';
+export * from './routes.ts';

@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { KeyUsage, ReadModel, SecretWrites, SyncQuarantine, systemClock } from '@svc/domain';
 import { SealError, sha256Digest, sha256KeyHasher } from '@svc/crypto';
-import { createApiServer, Metrics, mountSecretWrites } from '@svc/http';
+import { createApiServer, Metrics } from '@svc/http';
 import { createSealer, openStorage, type Logger, type Settings } from '@svc/runtime';
-import { StreamHub, streamHandler } from '@svc/sse';
+import { StreamHub } from '@svc/sse';
 
 /** How often `last_used_at` of API keys is written. */
 const KEY_USAGE_FLUSH_MS = 30_000;
@@ -43,7 +43,6 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     clock: systemClock,
   });
   const writes = new SecretWrites({
-    model,
     store: storage.store,
     sealer,
     limiter: storage.writeRateLimiter({
@@ -57,13 +56,13 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
   const hub = new StreamHub({ maxAgeMs: settings.STREAM_MAX_AGE_S * 1000, metrics });
   const server = createApiServer({
     model,
+    hub,
+    writes,
+    syncGuard: quarantine.guard,
     baseDomain: settings.BASE_DOMAIN,
     logger,
     metrics,
     ready: () => ready,
-    syncGuard: quarantine.guard,
-    mountRoutes: (app) => mountSecretWrites(app, writes),
-    leanRoutes: { 'GET /v1/stream': streamHandler(model, hub) },
   });
   server.listen(settings.PORT, settings.HOST);
   await once(server, 'listening');

@@ -6,7 +6,7 @@ import { BillingOverdueError, PublicKeyForbiddenError, RateLimitedError } from '
 import type { Change, Scope } from './model.ts';
 import type { SecretSealer, Store } from './ports.ts';
 import { deleteSecret, deleteSecretVersion, setSecret, type SetSecretResult } from './secrets.ts';
-import type { Principal, ReadModel } from './views/read-model.ts';
+import type { Principal } from './views/read-model.ts';
 
 /** The secret write limit per API key: `max` writes per `windowSeconds`. */
 export interface WriteRateLimitOptions {
@@ -23,7 +23,6 @@ export interface WriteRateLimiter {
 }
 
 export interface SecretWritesDeps {
-  model: ReadModel;
   store: Store;
   sealer: SecretSealer;
   limiter: WriteRateLimiter;
@@ -31,20 +30,15 @@ export interface SecretWritesDeps {
   afterWrite?: (change: Change) => void;
 }
 
-export interface WriteRequest {
-  slug: string;
-  apiKey: string | undefined;
-}
-
 export class SecretWrites {
   constructor(private readonly deps: SecretWritesDeps) {}
 
   async set(
-    request: WriteRequest,
+    principal: Principal,
     key: string,
     input: { value: string; expectedVersion?: number },
   ): Promise<SetSecretResult> {
-    return this.write(request, key, 'secret.put', (tx, scope) =>
+    return this.write(principal, key, 'secret.put', (tx, scope) =>
       setSecret(tx, this.deps.sealer, scope, {
         key,
         value: input.value,
@@ -54,39 +48,40 @@ export class SecretWrites {
     );
   }
 
-  async delete(request: WriteRequest, key: string): Promise<void> {
-    await this.write(request, key, 'secret.delete', async (tx, scope) => {
+  async delete(principal: Principal, key: string): Promise<void> {
+    await this.write(principal, key, 'secret.delete', async (tx, scope) => {
       const change = await deleteSecret(tx, scope, key);
       return { change };
     });
   }
 
-  async deleteVersion(request: WriteRequest, key: string, version: number): Promise<void> {
-    await this.write(request, `${key}@${version}`, 'secret.delete_version', async (tx, scope) => {
+  async deleteVersion(principal: Principal, key: string, version: number): Promise<void> {
+    await this.write(principal, `${key}@${version}`, 'secret.delete_version', async (tx, scope) => {
       const change = await deleteSecretVersion(tx, scope, key, version);
       return { change };
     });
   }
 
-  /** The checks before any write: 401, 403 public key, 402 billing (no budget is taken). */
-  authorize(request: WriteRequest): Principal {
-    const principal = this.deps.model.authenticate(request.slug, request.apiKey);
+  /**
+   * The checks before any write, and before its body is read: 403 public key, 402 billing (no
+   * budget is taken). The caller has authenticated the key (401) already.
+   */
+  authorize(principal: Principal): void {
     if (principal.key.kind !== 'secret') throw new PublicKeyForbiddenError();
     if (principal.workspace.billingStatus === 'overdue') throw new BillingOverdueError();
-    return principal;
   }
 
   /**
-   * Order of checks: 404 workspace / 401 key, 403 public key, 402 billing, 429 rate limit; only
-   * then the write itself (400, 404, 409, 413 from the versioning rules).
+   * Order of checks: 403 public key, 402 billing, 429 rate limit; only then the write itself
+   * (400, 404, 409, 413 from the versioning rules).
    */
   private async write<T extends { change: Change }>(
-    request: WriteRequest,
+    principal: Principal,
     target: string,
     action: string,
     fn: (tx: Parameters<Parameters<Store['transaction']>[0]>[0], scope: Scope) => Promise<T>,
   ): Promise<T> {
-    const principal = this.authorize(request);
+    this.authorize(principal);
     const budget = await this.deps.limiter.consume(principal.key.id);
     if (!budget.allowed) throw new RateLimitedError(budget.retryAfterSeconds);
     const scope = scopeOf(principal);

@@ -1,78 +1,48 @@
 /**
- * The api's HTTP listener. It owns the `node:http` server: the hot client endpoints go to lean
- * handlers (Express's per-request pipeline costs about 4x on a sync response), everything else
- * to the Express app. `routes` below is the one table that says which is which.
+ * The api's HTTP listener: a plain `node:http` server (Express's per-request pipeline costs
+ * about 4x on a sync answer) that finds the route in the /v1 table, authenticates the caller
+ * once, before any handler runs and before any body is read, and hands the handler the caller.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import type { ReadModel, SyncGuard } from '@svc/domain';
+import { NotFoundError } from '@svc/domain';
 import { corsHeaders, preflightHeaders } from './cors.ts';
-import { problemErrors, notFoundRoute } from './express-support.ts';
+import { ServiceUnavailableError } from './http-errors.ts';
+import { writeJson } from './json-response.ts';
 import type { Metrics } from './metrics.ts';
 import { problem, problemOf, writeProblem } from './problem.ts';
-import { syncHandler } from './sync-handler.ts';
-import { evaluateAbHandler } from './evaluate-ab-handler.ts';
+import { RouteTable, type Answer, type KeyReader } from './route-table.ts';
 import { tenantResolver, type Tenant } from './tenant.ts';
+import { v1Routes, type V1Deps } from './v1-routes.ts';
 
-/** A lean handler answers from memory and returns the status it sent. */
-export type LeanHandler = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  tenant: Tenant,
-) => number | void | Promise<number | void>;
-
-export interface ApiServerOptions {
-  model: ReadModel;
+export interface ApiServerOptions extends V1Deps {
   baseDomain: string;
   logger: Logger;
   metrics: Metrics;
-  /** True once storage answers and views are loaded (`/readyz`). */
+  /** True once storage answers and views are loaded (`/readyz`); until then /v1 answers 503. */
   ready: () => boolean;
-  syncGuard?: SyncGuard;
-  /** Adds the Express routes of the workspace API (paths below the base URL, e.g. `/v1/secrets/:key`). */
-  mountRoutes?: (app: Express) => void;
-  /** More lean routes, e.g. `GET /v1/stream`. */
-  leanRoutes?: Record<string, LeanHandler>;
 }
 
-const tenants = new WeakMap<IncomingMessage, Tenant>();
+/** The key of the contract's header. */
+export const serviceApiKey: KeyReader = (req) => {
+  const key = req.headers['x-service-api-key'];
+  return typeof key === 'string' ? key : undefined;
+};
 
-/** The workspace a request addresses (set before Express sees the request). */
-export function tenantOf(req: IncomingMessage): Tenant {
-  const tenant = tenants.get(req);
-  if (!tenant) throw new Error('request has no tenant');
-  return tenant;
-}
+/** The metrics label of requests that matched no route. */
+const UNMATCHED = 'unmatched';
 
 export function createApiServer(options: ApiServerOptions): Server {
   const { model, metrics, logger } = options;
   const resolveTenant = tenantResolver(options.baseDomain);
-
-  /** `METHOD path` → lean handler; anything absent goes to Express. */
-  const routes: Record<string, LeanHandler> = {
-    'GET /v1/sync': syncHandler(model, options.syncGuard),
-    'POST /v1/flags/evaluate-ab': evaluateAbHandler(model),
-    ...options.leanRoutes,
-  };
-
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use((_req, res, next) => {
-    res.set(corsHeaders);
-    next();
-  });
-  options.mountRoutes?.(app);
-  app.use(notFoundRoute);
-  app.use(problemErrors(logger));
+  const table = new RouteTable(v1Routes(options));
 
   const topLevel: Record<string, (res: ServerResponse) => void> = {
-    '/healthz': (res) => writeJson(res, 200, { status: 'ok' }),
+    '/healthz': (res) => void writeJson(res, 200, { status: 'ok' }),
     '/readyz': (res) =>
-      options.ready()
+      void (options.ready()
         ? writeJson(res, 200, { status: 'ready', views: model.viewCount, seq: model.seq })
-        : writeJson(res, 503, { status: 'starting' }),
+        : writeJson(res, 503, { status: 'starting' })),
     '/metrics': (res) => {
       metrics.registry.metrics().then(
         (text) => {
@@ -84,68 +54,69 @@ export function createApiServer(options: ApiServerOptions): Server {
     },
   };
 
+  /** Answers a refusal (or a 500, logged) and counts it. */
+  function fail(error: unknown, res: ServerResponse, route: string): void {
+    const known = problemOf(error);
+    if (!known) logger.error({ err: error, route }, 'request failed');
+    const p = known?.problem ?? problem('internal', 'internal error');
+    metrics.countRequest(route, p.status);
+    if (!res.headersSent) writeProblem(res, p, { ...corsHeaders, ...known?.headers });
+    else res.destroy();
+  }
+
+  function count(answer: Answer, res: ServerResponse, route: string): void {
+    if (typeof answer === 'number') metrics.countRequest(route, answer);
+    else {
+      answer.then(
+        (status) => metrics.countRequest(route, status),
+        (error: unknown) => fail(error, res, route),
+      );
+    }
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse, tenant: Tenant): void {
+    let label = UNMATCHED;
+    try {
+      const method = req.method ?? 'GET';
+      const match = table.match(method, tenant.path);
+      if (!match) throw new NotFoundError(`no route ${method} ${tenant.path}`);
+      if ('allow' in match) {
+        metrics.countRequest(UNMATCHED, 405);
+        const allow = match.allow.join(', ');
+        const p = problem('method_not_allowed', `${method} is not allowed here; use ${allow}`);
+        return writeProblem(res, p, { ...corsHeaders, Allow: allow });
+      }
+      const { route, params } = match;
+      label = route.path;
+      if ('open' in route) return count(route.handle(req, res, { tenant, params }), res, label);
+      const principal = model.authenticate(tenant.slug, (route.key ?? serviceApiKey)(req));
+      count(route.handle(req, res, { tenant, params, principal }), res, label);
+    } catch (error) {
+      fail(error, res, label);
+    }
+  }
+
   const server = createServer((req, res) => {
     // Shutting down: answer, then close the connection, so keep-alive clients move elsewhere.
     if (!server.listening) res.shouldKeepAlive = false;
     const url = req.url ?? '/';
-    const method = req.method ?? 'GET';
     const top = topLevel[url.split('?', 1)[0]!];
-    if (top && (method === 'GET' || method === 'HEAD')) return top(res);
-    if (method === 'OPTIONS') {
+    if (top && (req.method === 'GET' || req.method === 'HEAD')) return top(res);
+    if (req.method === 'OPTIONS') {
       res.writeHead(204, preflightHeaders);
       return res.end();
+    }
+    // Before the views are loaded every workspace would look unknown (404) and every key
+    // revoked (401), and clients stop for good on those: "not yet" is a 503.
+    if (!options.ready()) {
+      return fail(new ServiceUnavailableError('the api is starting'), res, UNMATCHED);
     }
     const tenant = resolveTenant(req.headers.host, url);
     // An unknown workspace is 404 before the key is looked at, for every route.
     if (!tenant || !model.workspaceBySlug(tenant.slug)) {
-      return writeProblem(res, problem('not_found', 'no such workspace'), corsHeaders);
+      return fail(new NotFoundError('no such workspace'), res, UNMATCHED);
     }
-    const lean = routes[`${method} ${tenant.path}`];
-    if (lean) {
-      try {
-        const status = lean(req, res, tenant);
-        if (typeof status === 'number') metrics.countRequest(tenant.path, status);
-        else if (status instanceof Promise) {
-          status.then(
-            (s) => {
-              if (typeof s === 'number') metrics.countRequest(tenant.path, s);
-            },
-            (error: unknown) => failLean(error, res, tenant, options),
-          );
-        }
-      } catch (error) {
-        failLean(error, res, tenant, options);
-      }
-      return;
-    }
-    tenants.set(req, tenant);
-    const query = url.indexOf('?');
-    req.url = tenant.path + (query === -1 ? '' : url.slice(query));
-    app(req, res);
+    route(req, res, tenant);
   });
   return server;
-}
-
-/** A lean handler threw: its problem+json (or 500, logged), counted like any answer. */
-function failLean(
-  error: unknown,
-  res: ServerResponse,
-  tenant: Tenant,
-  { logger, metrics }: ApiServerOptions,
-): void {
-  const known = problemOf(error);
-  if (!known) logger.error({ err: error, path: tenant.path }, 'request failed');
-  const p = known?.problem ?? problem('internal', 'internal error');
-  metrics.countRequest(tenant.path, p.status);
-  if (!res.headersSent) writeProblem(res, p, { ...corsHeaders, ...known?.headers });
-  else res.destroy();
-}
-
-function writeJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(text),
-  });
-  res.end(text);
 }

@@ -1,31 +1,29 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { evaluateAb, type ReadModel } from '@svc/domain';
-import { corsHeaders } from './cors.ts';
+import {
+  authorizeEvaluateAb,
+  evaluateAb,
+  EVALUATE_AB_BODY_MAX_BYTES,
+  type ReadModel,
+} from '@svc/domain';
+import { parseEvaluateAbBody } from './evaluate-ab-body.ts';
 import { readJsonBody } from './json-body.ts';
-import type { Tenant } from './tenant.ts';
+import { jsonHeaders } from './json-response.ts';
+import type { KeyRoute } from './route-table.ts';
 
 /** The response headers but the length, as a flat list (cheaper than an object per request). */
-const HEADERS: readonly string[] = [
-  ...Object.entries(corsHeaders).flat(),
-  'Content-Type',
-  'application/json',
-  'Cache-Control',
-  'no-store',
-];
+const HEADERS: readonly string[] = Object.entries(jsonHeaders).flat();
 
 /**
- * `POST /v1/flags/evaluate-ab`, a lean handler: flags are evaluated from the caller's view in
- * memory. The key is checked before the body is read, so 401/404 cost no body transfer.
+ * `POST /v1/flags/evaluate-ab`: flags are evaluated from the caller's view in memory. Billing
+ * and the add-on are checked before the body is read, so 402/403 cost no body transfer.
  */
-export function evaluateAbHandler(model: ReadModel) {
-  // Not `async`: an auth failure throws at once (no body read), and the body's promise is the
-  // only one a request makes.
-  return (req: IncomingMessage, res: ServerResponse, tenant: Tenant): Promise<number> => {
-    const header = req.headers['x-service-api-key'];
-    const apiKey = typeof header === 'string' ? header : undefined;
-    model.authenticate(tenant.slug, apiKey);
-    return readJsonBody(req).then((body) => {
-      const text = JSON.stringify(evaluateAb(model, { slug: tenant.slug, apiKey, body }));
+export function evaluateAbHandler({ model }: { model: ReadModel }): KeyRoute['handle'] {
+  // Not `async`: a refusal throws at once (no body read), and the body's promise is the only
+  // one a request makes.
+  return (req, res, { principal }) => {
+    authorizeEvaluateAb(principal);
+    return readJsonBody(req, EVALUATE_AB_BODY_MAX_BYTES).then((body) => {
+      const input = parseEvaluateAbBody(body);
+      const text = JSON.stringify(evaluateAb(model.viewOf(principal), input));
       res.writeHead(200, [...HEADERS, 'Content-Length', String(Buffer.byteLength(text))]);
       res.end(text);
       return 200;

@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { problem, problemOf, writeProblem } from './problem.ts';
+import { parseVersionNumber } from './validation.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -61,8 +62,7 @@ export function pathParam(req: express.Request, name: string): string {
 
 /** A secret version from the path; NaN (a 400 from the domain) when it is not a whole number. */
 export function versionParam(req: express.Request): number {
-  const raw = pathParam(req, 'version');
-  return /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  return parseVersionNumber(pathParam(req, 'version'));
 }
 
 /** The `201 Created` or `200` answer to a secret write. */

@@ -10,8 +10,15 @@ import {
   ValidationError,
   type ErrorCode,
 } from '@svc/domain';
+import { ServiceUnavailableError } from './http-errors.ts';
 
-export const statusByCode: Record<ErrorCode, number> = {
+/** Codes the http adapter answers with on its own, beside the domain's. */
+export type HttpProblemCode = 'method_not_allowed' | 'unavailable';
+
+/** Every code a problem+json body can carry. */
+export type ProblemCode = ErrorCode | HttpProblemCode | 'internal';
+
+export const statusByCode: Record<Exclude<ProblemCode, 'internal'>, number> = {
   invalid_request: 400,
   unauthorized: 401,
   billing_overdue: 402,
@@ -25,9 +32,11 @@ export const statusByCode: Record<ErrorCode, number> = {
   payload_too_large: 413,
   rate_limited: 429,
   sync_quarantined: 429,
+  method_not_allowed: 405,
+  unavailable: 503,
 };
 
-const titleByCode: Record<ErrorCode | 'internal', string> = {
+const titleByCode: Record<ProblemCode, string> = {
   invalid_request: 'Invalid request',
   unauthorized: 'Unauthorized',
   billing_overdue: 'Billing overdue',
@@ -41,6 +50,8 @@ const titleByCode: Record<ErrorCode | 'internal', string> = {
   payload_too_large: 'Payload too large',
   rate_limited: 'Rate limited',
   sync_quarantined: 'Sync quarantined',
+  method_not_allowed: 'Method not allowed',
+  unavailable: 'Service unavailable',
   internal: 'Internal server error',
 };
 
@@ -48,13 +59,13 @@ export interface Problem {
   type: string;
   title: string;
   status: number;
-  code: ErrorCode | 'internal';
+  code: ProblemCode;
   detail: string;
   /** The failing field, for `invalid_request`. */
   field?: string;
 }
 
-export function problem(code: ErrorCode | 'internal', detail: string, field?: string): Problem {
+export function problem(code: ProblemCode, detail: string, field?: string): Problem {
   const status = code === 'internal' ? 500 : statusByCode[code];
   return {
     type: `urn:svc:problem:${code}`,
@@ -66,13 +77,19 @@ export function problem(code: ErrorCode | 'internal', detail: string, field?: st
   };
 }
 
-/** The problem for a thrown value; undefined when it is not a domain error (a 500). */
+/** The problem for a thrown value; undefined when it is not a known refusal (a 500). */
 export function problemOf(
   error: unknown,
 ): { problem: Problem; headers: Record<string, string> } | undefined {
-  if (!(error instanceof DomainError)) return undefined;
+  if (!(error instanceof DomainError) && !(error instanceof ServiceUnavailableError)) {
+    return undefined;
+  }
   const headers: Record<string, string> = {};
-  if (error instanceof RateLimitedError || error instanceof SyncQuarantinedError) {
+  if (
+    error instanceof RateLimitedError ||
+    error instanceof SyncQuarantinedError ||
+    error instanceof ServiceUnavailableError
+  ) {
     headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
   }
   const field = error instanceof ValidationError ? error.field : undefined;

@@ -1,8 +1,8 @@
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { syncSnapshot, type ReadModel, type SyncGuard, type View } from '@svc/domain';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { syncView, type ReadModel, type SyncGuard, type View } from '@svc/domain';
 import { corsHeaders } from './cors.ts';
 import { etagMatches } from './etag.ts';
-import type { Tenant } from './tenant.ts';
+import type { KeyRoute } from './route-table.ts';
 
 /** What a view's sync responses need, prepared once per view (views are immutable). */
 interface Prepared {
@@ -17,7 +17,12 @@ function prepare(view: View): Prepared {
   let p = prepared.get(view);
   if (!p) {
     const bytes = Buffer.from(view.body, 'utf8');
-    const common = { ...corsHeaders, ETag: view.etag, 'Cache-Control': 'private, no-cache' };
+    const common = {
+      ...corsHeaders,
+      ETag: view.etag,
+      'Cache-Control': 'private, no-cache',
+      'X-Content-Type-Options': 'nosniff',
+    };
     p = {
       bytes,
       ok: { ...common, 'Content-Type': 'application/json', 'Content-Length': bytes.length },
@@ -28,20 +33,11 @@ function prepare(view: View): Prepared {
   return p;
 }
 
-/** A view's body as bytes, encoded once per view. */
-export function viewBytes(view: View): Buffer {
-  return prepare(view).bytes;
-}
-
 /** `GET /v1/sync`: precomputed bytes and ETag from the caller's view; no query, no JSON work. */
-export function syncHandler(model: ReadModel, guard?: SyncGuard) {
-  return (req: IncomingMessage, res: ServerResponse, tenant: Tenant): number => {
-    const apiKey = req.headers['x-service-api-key'];
-    const { view } = syncSnapshot(
-      model,
-      { slug: tenant.slug, apiKey: typeof apiKey === 'string' ? apiKey : undefined },
-      guard,
-    );
+export function syncHandler(deps: { model: ReadModel; syncGuard?: SyncGuard }): KeyRoute['handle'] {
+  const { model, syncGuard } = deps;
+  return (req, res, { principal }) => {
+    const view = syncView(model, principal, syncGuard);
     const p = prepare(view);
     if (etagMatches(req.headers['if-none-match'], view.etag)) {
       res.writeHead(304, p.notModified);

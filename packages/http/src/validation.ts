@@ -15,3 +15,8 @@ export function parseInput<T extends z.ZodType>(
     issue.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue.path;
   throw new ValidationError(fieldPath(path as Array<string | number>, root), issue.message);
 }
+
+/** A version number from a path; NaN (a 400 from the domain) when it is not a whole number. */
+export function parseVersionNumber(raw: string): number {
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+}

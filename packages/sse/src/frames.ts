@@ -7,19 +7,6 @@ import { parseItemId, type ItemChange } from '@svc/domain';
 /** `: keep-alive`, written to every stream by one shared timer. */
 export const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
-/**
- * `frames` as one HTTP/1.1 chunk (`{hex length}\r\n{frames}\r\n`), so that a stream's socket
- * takes the same bytes in one write, with nothing built per stream.
- */
-export function httpChunk(frames: Buffer): Buffer {
-  const head = `${frames.length.toString(16)}\r\n`;
-  const chunk = Buffer.allocUnsafeSlow(head.length + frames.length + 2);
-  chunk.write(head, 0, 'latin1');
-  frames.copy(chunk, head.length);
-  chunk.write('\r\n', head.length + frames.length, 'latin1');
-  return chunk;
-}
-
 /** The reconnection delay hint sent once at the start of every stream. */
 export function retryFrame(retryMs: number): Buffer {
   return Buffer.from(`retry: ${retryMs}\n\n`);

@@ -1,4 +1,4 @@
 export * from './frames.ts';
 export * from './view-history.ts';
+export * from './stream-sink.ts';
 export * from './stream-hub.ts';
-export * from './stream-handler.ts';

@@ -1,14 +1,12 @@
 /**
- * The stream hub: every open `GET /v1/stream` response, grouped by view. A view's diff is
+ * The stream hub: every open stream (`GET /v1/stream`), grouped by view. A view's diff is
  * encoded once and the same Buffer is written to each of its streams; one shared timer sends
  * keep-alives and another closes streams past their age. A client that stops reading is dropped
  * once its buffered bytes pass a bound, so it never costs memory or time of the others.
  */
-import type { ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { AppliedChanges, View } from '@svc/domain';
-import { corsHeaders, problem, writeProblem } from '@svc/http';
-import { changeFrames, httpChunk, KEEP_ALIVE, resyncFrame, retryFrame } from './frames.ts';
+import { changeFrames, KEEP_ALIVE, resyncFrame, retryFrame } from './frames.ts';
+import type { StreamSink } from './stream-sink.ts';
 import { ViewHistory, type HistoryLimits } from './view-history.ts';
 
 /** The metrics the hub reports (prom-client gauges and counters fit). */
@@ -50,13 +48,7 @@ export interface StreamSubscription {
 }
 
 interface Stream {
-  readonly res: ServerResponse;
-  /**
-   * The connection, when the response owns it and is chunked (HTTP/1.1): later frames go to it
-   * as ready-made chunks, one write each. Otherwise (HTTP/1.0, a pipelined response waiting for
-   * its turn) they go through `res.write`.
-   */
-  socket: Socket | null;
+  readonly sink: StreamSink;
   readonly viewId: string;
   readonly keyId: string;
   readonly expiresAt: number;
@@ -69,17 +61,6 @@ interface ViewStreams {
   /** When the last stream left (0 while there are streams). */
   idleSince: number;
 }
-
-/** As better-sse sends them, plus CORS for browsers. */
-const STREAM_HEADERS = {
-  ...corsHeaders,
-  'Content-Type': 'text/event-stream',
-  'Cache-Control': 'no-cache, no-transform',
-  Connection: 'keep-alive',
-  'X-Accel-Buffering': 'no',
-} as const;
-
-const KEEP_ALIVE_CHUNK = httpChunk(KEEP_ALIVE);
 
 export class StreamHub {
   private readonly views = new Map<string, ViewStreams>();
@@ -112,29 +93,28 @@ export class StreamHub {
     return this.count;
   }
 
+  /** False once `close()` has begun: a transport then answers new streams "unavailable". */
+  get accepting(): boolean {
+    return !this.closed;
+  }
+
   /**
-   * Opens a stream on `res` (headers not yet sent): `retry`, the diffs after `lastEventId` when
-   * the view's history still holds them all, then `resync` with the view's revision.
+   * Starts a stream on `sink`: `retry`, the diffs after `lastEventId` when the view's history
+   * still holds them all, then `resync` with the view's revision.
    */
-  open(res: ServerResponse, { view, keyId, lastEventId }: StreamSubscription): void {
+  open(sink: StreamSink, { view, keyId, lastEventId }: StreamSubscription): void {
     if (this.closed) {
-      writeProblem(
-        res,
-        { ...problem('internal', 'the server is shutting down'), status: 503 },
-        corsHeaders,
-      );
+      sink.destroy();
       return;
     }
-    if (res.destroyed) return;
     const entry = this.viewStreams(view);
     const jitter = (this.options.maxAgeJitter ?? 0.1) * (2 * this.random() - 1);
     const stream: Stream = {
-      res,
+      sink,
       viewId: view.id,
       keyId,
       expiresAt: this.now() + this.options.maxAgeMs * (1 + jitter),
       open: true,
-      socket: null,
     };
     entry.streams.add(stream);
     entry.idleSince = 0;
@@ -143,13 +123,10 @@ export class StreamHub {
     keyStreams.add(stream);
     this.count++;
     this.options.metrics?.streamsOpen.inc();
-    res.once('close', () => this.remove(stream));
+    sink.onClose(() => this.remove(stream));
 
     const replay = lastEventId === undefined ? undefined : entry.history.since(lastEventId);
-    res.writeHead(200, STREAM_HEADERS);
-    res.write(Buffer.concat([this.retry, ...(replay?.frames ?? []), resyncFrame(view.revision)]));
-    // Known once the head is out: whether node frames this response in chunks on its own socket.
-    stream.socket = res.chunkedEncoding && res.socket ? res.socket : null;
+    sink.write(Buffer.concat([this.retry, ...(replay?.frames ?? []), resyncFrame(view.revision)]));
     this.options.metrics?.streamEvents.inc((replay?.events ?? 0) + 1);
   }
 
@@ -162,9 +139,8 @@ export class StreamHub {
       const frames = changeFrames(view.revision, changes);
       entry.history.append(view.revision, frames, changes.length);
       if (entry.streams.size === 0) continue;
-      const chunk = httpChunk(frames);
       let sent = 0;
-      for (const stream of entry.streams) if (this.send(stream, frames, chunk)) sent++;
+      for (const stream of entry.streams) if (this.send(stream, frames)) sent++;
       this.options.metrics?.streamEvents.inc(changes.length * sent);
     }
     for (const keyId of applied.revokedKeyIds) {
@@ -173,16 +149,16 @@ export class StreamHub {
   }
 
   /**
-   * Ends every stream cleanly and stops the timers; resolves once the responses are finished
-   * (those still unfinished after `graceMs` are destroyed). Streams asked for later get a 503.
+   * Ends every stream cleanly and stops the timers; resolves once the streams are finished
+   * (those still unfinished after `graceMs` are dropped). Streams asked for later are refused.
    */
   async close(graceMs = 2000): Promise<void> {
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
-    const responses: ServerResponse[] = [];
+    const sinks: StreamSink[] = [];
     for (const { streams } of this.views.values()) {
       for (const stream of streams) {
-        responses.push(stream.res);
+        sinks.push(stream.sink);
         this.end(stream);
       }
     }
@@ -191,9 +167,9 @@ export class StreamHub {
     const late = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, graceMs);
     });
-    await Promise.race([Promise.all(responses.map(finished)), late]);
+    await Promise.race([Promise.all(sinks.map((sink) => sink.finished())), late]);
     clearTimeout(timer);
-    for (const res of responses) if (!res.writableFinished) res.destroy();
+    for (const sink of sinks) sink.destroy();
   }
 
   private viewStreams(view: View): ViewStreams {
@@ -210,18 +186,15 @@ export class StreamHub {
   }
 
   /** Writes unless the client has stopped reading; then it is dropped instead. */
-  private send(stream: Stream, frames: Buffer, chunk: Buffer): boolean {
+  private send(stream: Stream, frames: Buffer): boolean {
     if (!stream.open) return false;
-    // Bytes the kernel has not taken yet: a reader that keeps up has next to none.
-    if (stream.res.writableLength > this.maxBufferedBytes) {
+    if (stream.sink.bufferedBytes > this.maxBufferedBytes) {
       this.options.metrics?.slowStreamsDropped.inc();
       this.remove(stream);
-      stream.res.destroy();
+      stream.sink.destroy();
       return false;
     }
-    // Straight to the socket: `res.write` would build the chunk framing again for every stream.
-    if (stream.socket) stream.socket.write(chunk);
-    else stream.res.write(frames);
+    stream.sink.write(frames);
     return true;
   }
 
@@ -229,7 +202,7 @@ export class StreamHub {
   private end(stream: Stream): void {
     if (!stream.open) return;
     this.remove(stream);
-    stream.res.end();
+    stream.sink.end();
   }
 
   private remove(stream: Stream): void {
@@ -249,7 +222,7 @@ export class StreamHub {
 
   private keepAlive(): void {
     for (const { streams } of this.views.values()) {
-      for (const stream of streams) this.send(stream, KEEP_ALIVE, KEEP_ALIVE_CHUNK);
+      for (const stream of streams) this.send(stream, KEEP_ALIVE);
     }
   }
 
@@ -272,12 +245,4 @@ export class StreamHub {
     // unref: streams never keep the process alive by themselves.
     this.timers.push(setInterval(fn, ms).unref());
   }
-}
-
-function finished(res: ServerResponse): Promise<void> {
-  if (res.writableFinished || res.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    res.once('finish', () => resolve());
-    res.once('close', () => resolve());
-  });
 }

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  changeData,
-  changeFrames,
-  httpChunk,
-  resyncFrame,
-  retryFrame,
-  ViewHistory,
-} from '../src/index.ts';
+import { changeData, changeFrames, resyncFrame, retryFrame, ViewHistory } from '../src/index.ts';
 
 describe('frames', () => {
   it('writes retry, resync and one change event per item with its own id line', () => {
@@ -20,11 +13,6 @@ describe('frames', () => {
       'event: change\nid: 7\ndata: {"revision":7,"kind":"config","key":"db.pool","op":"upsert","value":{"max":10}}\n\n' +
         'event: change\nid: 7\ndata: {"revision":7,"kind":"flag","key":"checkout.v2","op":"delete"}\n\n',
     );
-  });
-
-  it('wraps frames as one HTTP/1.1 chunk', () => {
-    const frames = Buffer.from('x'.repeat(300));
-    expect(httpChunk(frames).toString()).toBe(`12c\r\n${'x'.repeat(300)}\r\n`);
   });
 
   it('merges a secret snapshot into the event and keeps data on one line', () => {

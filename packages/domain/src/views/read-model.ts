@@ -77,6 +77,13 @@ export class ReadModel {
     return this.views.get(id);
   }
 
+  /** The view a principal sees (always loaded before its key can authenticate). */
+  viewOf(principal: Principal): View {
+    const view = this.views.get(principal.viewId);
+    if (!view) throw new Error(`view ${principal.viewId} is not loaded`);
+    return view;
+  }
+
   workspaceBySlug(slug: string): Workspace | undefined {
     return this.workspacesBySlug.get(slug);
   }

@@ -3,8 +3,15 @@ import { connect, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ItemChange, ItemId, View } from '@svc/domain';
-import { parseLastEventId, StreamHub, type StreamHubOptions } from '../src/index.ts';
-import { openStalledStream, openStream } from './sse-reader.ts';
+import { StreamHub, type StreamHubOptions } from '@svc/sse';
+import { openStalledStream, openStream } from '@svc/sse/testing';
+import {
+  corsHeaders,
+  parseLastEventId,
+  problemOf,
+  startStream,
+  writeProblem,
+} from '../src/index.ts';
 
 function view(id: string, revision: number): View {
   return {
@@ -61,7 +68,7 @@ afterEach(async () => {
   server = hub = undefined;
 });
 
-/** A real local server whose one route opens a stream of `?view=` for `?key=`. */
+/** A real local server whose one route starts a stream of `?view=` for `?key=`, as the api does. */
 async function start(options: Partial<StreamHubOptions> = {}): Promise<Fixture> {
   const views = new Map<string, View>();
   const writes = new Map<string, unknown[]>();
@@ -79,11 +86,15 @@ async function start(options: Partial<StreamHubOptions> = {}): Promise<Fixture> 
         return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
       };
     }
-    h.open(res, {
-      view: views.get(url.searchParams.get('view')!)!,
-      keyId: url.searchParams.get('key')!,
-      lastEventId: parseLastEventId(req.headers['last-event-id']),
-    });
+    try {
+      startStream(res, h, {
+        view: views.get(url.searchParams.get('view')!)!,
+        keyId: url.searchParams.get('key')!,
+        lastEventId: parseLastEventId(req.headers['last-event-id']),
+      });
+    } catch (error) {
+      writeProblem(res, problemOf(error)!.problem, corsHeaders);
+    }
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

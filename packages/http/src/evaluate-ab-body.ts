@@ -1,0 +1,114 @@
+/**
+ * The evaluate-ab request body on the wire (`flags`, `user_id`, `attributes`), parsed into the
+ * domain's typed input within the domain's limits.
+ */
+import {
+  ATTRIBUTE_NAME_MAX_LENGTH,
+  ATTRIBUTE_VALUE_MAX_BYTES,
+  ATTRIBUTES_MAX_ENTRIES,
+  EVALUATE_AB_MAX_FLAGS,
+  isItemKey,
+  ITEM_KEY_MAX_LENGTH,
+  USER_ID_MAX_LENGTH,
+  ValidationError,
+  type EvaluateAbInput,
+} from '@svc/domain';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Length in Unicode code points (what a user counts as characters), not UTF-16 units. */
+function codePointLength(text: string, atMost: number): number {
+  // Code points never outnumber UTF-16 units, so short strings need no counting.
+  if (text.length <= atMost) return text.length;
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** A lone surrogate has no UTF-8 form: hashing would silently replace it and merge users. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** Whether the string form conditions compare (JSON text for objects) fits in UTF-8 bytes. */
+function valueFits(value: unknown): boolean {
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'object' && value !== null
+        ? JSON.stringify(value)
+        : String(value);
+  // At most 3 UTF-8 bytes per UTF-16 unit: short texts need no counting.
+  return (
+    text.length * 3 <= ATTRIBUTE_VALUE_MAX_BYTES ||
+    Buffer.byteLength(text) <= ATTRIBUTE_VALUE_MAX_BYTES
+  );
+}
+
+/**
+ * Validates an evaluate-ab body: `flags` 1..100 item keys (a repeated key is kept once),
+ * `user_id` 1..256 characters, optional `attributes`, an object of at most 50 entries whose
+ * names have 1..256 characters and whose values' string forms have at most 1 KiB. Other members
+ * are ignored. Throws a ValidationError naming the first failing field.
+ */
+export function parseEvaluateAbBody(body: unknown): EvaluateAbInput {
+  if (!isPlainObject(body)) throw new ValidationError('body', 'must be a JSON object');
+
+  const flags = body['flags'];
+  if (!Array.isArray(flags) || flags.length === 0 || flags.length > EVALUATE_AB_MAX_FLAGS) {
+    throw new ValidationError('flags', `must be a list of 1..${EVALUATE_AB_MAX_FLAGS} flag keys`);
+  }
+  flags.forEach((key: unknown, i) => {
+    if (typeof key !== 'string' || !isItemKey(key)) {
+      throw new ValidationError(
+        `flags[${i}]`,
+        `must be a flag key: 1..${ITEM_KEY_MAX_LENGTH} characters of dot-separated [A-Za-z0-9_-] segments`,
+      );
+    }
+  });
+
+  const userId = body['user_id'];
+  if (
+    typeof userId !== 'string' ||
+    userId.length === 0 ||
+    codePointLength(userId, USER_ID_MAX_LENGTH) > USER_ID_MAX_LENGTH
+  ) {
+    throw new ValidationError('user_id', `must be a string of 1..${USER_ID_MAX_LENGTH} characters`);
+  }
+  if (LONE_SURROGATE.test(userId)) {
+    throw new ValidationError('user_id', 'must be well-formed Unicode (no lone surrogates)');
+  }
+
+  const attributes = body['attributes'];
+  if (attributes !== undefined && !isPlainObject(attributes)) {
+    throw new ValidationError('attributes', 'must be an object when present');
+  }
+  const names = attributes === undefined ? [] : Object.keys(attributes);
+  if (names.length > ATTRIBUTES_MAX_ENTRIES) {
+    throw new ValidationError('attributes', `must have at most ${ATTRIBUTES_MAX_ENTRIES} entries`);
+  }
+  for (const name of names) {
+    if (
+      name.length === 0 ||
+      codePointLength(name, ATTRIBUTE_NAME_MAX_LENGTH) > ATTRIBUTE_NAME_MAX_LENGTH
+    ) {
+      throw new ValidationError(
+        'attributes',
+        `attribute names must have 1..${ATTRIBUTE_NAME_MAX_LENGTH} characters`,
+      );
+    }
+    if (!valueFits(attributes![name])) {
+      throw new ValidationError(
+        `attributes.${name}`,
+        `must have a string form of at most ${ATTRIBUTE_VALUE_MAX_BYTES} bytes`,
+      );
+    }
+  }
+
+  const unique = new Set(flags as string[]);
+  return {
+    flags: unique.size === flags.length ? (flags as string[]) : [...unique],
+    userId,
+    attributes: attributes ?? {},
+  };
+}

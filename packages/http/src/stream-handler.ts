@@ -1,0 +1,48 @@
+/** `GET /v1/stream`: the caller's view as server-sent events, from the stream hub. */
+import type { ServerResponse } from 'node:http';
+import { syncView, type ReadModel } from '@svc/domain';
+import type { StreamHub, StreamSubscription } from '@svc/sse';
+import { corsHeaders } from './cors.ts';
+import { ServiceUnavailableError } from './http-errors.ts';
+import type { KeyRoute } from './route-table.ts';
+import { responseSink } from './stream-sink.ts';
+
+/** As better-sse sends them, plus CORS for browsers. */
+const STREAM_HEADERS = {
+  ...corsHeaders,
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache, no-transform',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+} as const;
+
+export function streamHandler(deps: { model: ReadModel; hub: StreamHub }): KeyRoute['handle'] {
+  const { model, hub } = deps;
+  return (req, res, { principal }) =>
+    startStream(res, hub, {
+      view: syncView(model, principal),
+      keyId: principal.key.id,
+      lastEventId: parseLastEventId(req.headers['last-event-id']),
+    });
+}
+
+/** Answers `res` with the stream's head and hands it to the hub; 503 once the hub is closing. */
+export function startStream(
+  res: ServerResponse,
+  hub: StreamHub,
+  subscription: StreamSubscription,
+): number {
+  if (!hub.accepting) throw new ServiceUnavailableError('the server is shutting down');
+  // Gone before it started: a stream would never see its 'close'. 499 as nginx counts it.
+  if (res.destroyed) return 499;
+  res.writeHead(200, STREAM_HEADERS);
+  hub.open(responseSink(res), subscription);
+  return 200;
+}
+
+/** A revision, or undefined for anything else (a client may send whatever it last saw). */
+export function parseLastEventId(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\d{1,15}$/.test(value.trim())) return undefined;
+  return Number(value.trim());
+}

@@ -1,0 +1,41 @@
+/**
+ * Every route under a workspace's base URL, one line each, built from one dependencies object.
+ * Adding an endpoint: a line here, a handler file, and its entry in `apps/api/openapi.yaml` (a
+ * test checks that the two list the same routes). The listener (api-server.ts) authenticates
+ * the caller of every route before its handler runs, unless the route says `open: true`.
+ */
+import type { ReadModel, SecretWrites, SyncGuard } from '@svc/domain';
+import type { StreamHub } from '@svc/sse';
+import { evaluateAbHandler } from './evaluate-ab-handler.ts';
+import type { Route } from './route-table.ts';
+import {
+  deleteSecretHandler,
+  deleteSecretVersionHandler,
+  putSecretHandler,
+} from './secret-write-handlers.ts';
+import { streamHandler } from './stream-handler.ts';
+import { syncHandler } from './sync-handler.ts';
+
+/** What the /v1 handlers use. */
+export interface V1Deps {
+  model: ReadModel;
+  hub: StreamHub;
+  writes: SecretWrites;
+  /** Runs before a sync is answered (the sync quarantine). */
+  syncGuard?: SyncGuard;
+}
+
+export function v1Routes(deps: V1Deps): Route[] {
+  return [
+    { method: 'GET', path: '/v1/sync', handle: syncHandler(deps) },
+    { method: 'GET', path: '/v1/stream', handle: streamHandler(deps) },
+    { method: 'POST', path: '/v1/flags/evaluate-ab', handle: evaluateAbHandler(deps) },
+    { method: 'PUT', path: '/v1/secrets/{key}', handle: putSecretHandler(deps) },
+    { method: 'DELETE', path: '/v1/secrets/{key}', handle: deleteSecretHandler(deps) },
+    {
+      method: 'DELETE',
+      path: '/v1/secrets/{key}/versions/{version}',
+      handle: deleteSecretVersionHandler(deps),
+    },
+  ];
+}

@@ -1,6 +1,7 @@
 // One ESLint setting for the whole repo; each package runs `eslint src test`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 /** Modules that do I/O: the domain must not import them (it stays pure and testable). */
 const ioModules = [
@@ -20,7 +21,17 @@ const ioModules = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '**/target/**', '**/*.js', '**/*.mjs'] },
+  {
+    // The console page's ES modules are served as they are, so they are linted as they are.
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '**/target/**',
+      '**/*.js',
+      '**/*.mjs',
+      '!apps/console/src/page/**/*.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -43,5 +54,11 @@ export default tseslint.config(
         { patterns: [{ group: ioModules, message: 'packages/domain is pure: no I/O imports (use a port).' }] },
       ],
     },
+  },
+  {
+    // The console page: plain ES modules run by browsers (no build step), type-checked by
+    // apps/console/tsconfig.page.json.
+    files: ['apps/console/src/page/**/*.js'],
+    languageOptions: { globals: globals.browser, sourceType: 'module' },
   },
 );

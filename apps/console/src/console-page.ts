@@ -1,6 +1,8 @@
 /**
- * The console web page: one HTML file, one ES module and one stylesheet from `src/page/`,
- * served as they are (no build step). The page talks only to the management API under `api/`.
+ * The console web page: one HTML file, native ES modules (`console.js` importing `lib/` and one
+ * module per panel under `panels/`) and one stylesheet from `src/page/`, served as they are
+ * (no build step; every file of the folder, so a new module needs no change here). The page
+ * talks only to the management API under `api/`.
  */
 import { fileURLToPath } from 'node:url';
 import express, { Router, type RequestHandler } from 'express';

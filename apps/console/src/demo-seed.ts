@@ -70,7 +70,9 @@ export async function seedDemo(
     rolloutPercentage: 0,
   });
   await m.flags.put(project, 'maintenance.mode', { isActive: false });
-  await m.secrets.put(project, 'stripe.api_key', { value: 'sk_test_demo_4eC39HqLyjWDarjtT1zdp7dc' });
+  await m.secrets.put(project, 'stripe.api_key', {
+    value: 'sk_test_demo_4eC39HqLyjWDarjtT1zdp7dc',
+  });
   await m.secrets.put(checkout, 'payments.webhook_secret', { value: 'whsec_demo_5f8a1c' });
   await m.secrets.put(project, 'tls.cert', {
     value: '-----BEGIN CERTIFICATE-----\nMIIBdemo\n-----END CERTIFICATE-----\n',

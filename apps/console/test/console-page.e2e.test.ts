@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -163,6 +163,24 @@ describe('the console page', { timeout: SLOW }, () => {
     expect(html).not.toMatch(/\s(on[a-z]+|style)=/);
     const js = (await httpCall(consolePort, 'GET', '/console.js')).text;
     expect(js).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
+  });
+
+  it('serves every module of the page as JavaScript under the same CSP, none writing HTML', async () => {
+    const pageDir = fileURLToPath(new URL('../src/page/', import.meta.url));
+    const modules = readdirSync(pageDir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => `/${f.split('\\').join('/')}`);
+    expect(modules.length).toBeGreaterThan(5);
+    for (const path of modules) {
+      const res = await httpCall(consolePort, 'GET', path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers['content-type'], path).toContain('text/javascript');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(String(res.headers['content-security-policy'])).toContain("script-src 'self'");
+      expect(res.text, path).not.toMatch(
+        /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/,
+      );
+    }
   });
 
   it('says clearly when the admin token is wrong, and keeps a right one in this tab only', async () => {

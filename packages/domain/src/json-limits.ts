@@ -9,7 +9,8 @@ import { isWellFormedText } from './names.ts';
 export const JSON_MAX_DEPTH = 64;
 
 /** A value JSON can carry. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+  null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 export type JsonPath = ReadonlyArray<string | number>;
 

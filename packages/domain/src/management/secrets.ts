@@ -38,11 +38,7 @@ export class SecretManagement {
   ) {}
 
   /** Writes a new version. */
-  async put(
-    ref: ScopeRef,
-    key: string,
-    input: SecretInput,
-  ): Promise<SetSecretResult & Revisioned> {
+  async put(ref: ScopeRef, key: string, input: SecretInput): Promise<SetSecretResult & Revisioned> {
     assertItemKey('key', key);
     const write = { actor: this.actor, ref, action: 'secret.put', target: key };
     return writeInScope(this.deps.store, write, async (tx, scope) => {
@@ -85,7 +81,10 @@ export class SecretManagement {
         versions: versions.map((v) => v.version),
       };
       if (reveal) {
-        listing.value = sealer.open(secret.sealed, secretContext(scope, secret.key, secret.version));
+        listing.value = sealer.open(
+          secret.sealed,
+          secretContext(scope, secret.key, secret.version),
+        );
       }
       listings.push(listing);
     }

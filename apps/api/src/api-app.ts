@@ -7,7 +7,13 @@ import { once } from 'node:events';
 import { KeyUsage, ReadModel, SecretWrites, SyncQuarantine, systemClock } from '@svc/domain';
 import { SealError, sha256Digest, sha256KeyHasher } from '@svc/crypto';
 import { createApiServer, Metrics } from '@svc/http';
-import { createSealer, openStorage, type Logger, type Settings } from '@svc/runtime';
+import {
+  changeLogLogging,
+  createSealer,
+  openStorage,
+  type Logger,
+  type Settings,
+} from '@svc/runtime';
 import { StreamHub } from '@svc/sse';
 
 /** How often `last_used_at` of API keys is written. */
@@ -27,15 +33,17 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
   const { sealer, source } = createSealer(settings);
   const metrics = new Metrics();
   const keyUsage = new KeyUsage({ store: storage.store, clock: systemClock });
+  const changeLog = changeLogLogging(logger);
   const model = new ReadModel({
     onKeyUsed: keyUsage.record,
+    onUnopenable: changeLog.onUnopenable,
     store: storage.store,
     sealer,
     hasher: sha256KeyHasher,
     digest: sha256Digest,
   });
   let ready = false;
-  const feed = storage.changeFeed();
+  const feed = storage.changeFeed({ onError: changeLog.onFeedError });
   const quarantine = new SyncQuarantine({
     max: settings.SYNC_QUARANTINE_MAX,
     windowMs: settings.SYNC_QUARANTINE_WINDOW_S * 1000,
@@ -44,6 +52,7 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
   });
   const writes = new SecretWrites({
     store: storage.store,
+    model,
     sealer,
     limiter: storage.writeRateLimiter({
       max: settings.WRITE_RATE_LIMIT_MAX,
@@ -51,6 +60,7 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     }),
     // Our own write: read it from the log now rather than at the next poll.
     afterWrite: () => feed.poke(),
+    onApplyTimeout: changeLog.onApplyTimeout,
   });
 
   const hub = new StreamHub({ maxAgeMs: settings.STREAM_MAX_AGE_S * 1000, metrics });

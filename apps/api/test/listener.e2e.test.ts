@@ -177,6 +177,9 @@ describe('authentication once', () => {
       hub,
       writes: new SecretWrites({
         store: storage.store,
+        // No change feed follows this model: a write need not wait for it to apply.
+        model,
+        applyTimeoutMs: 0,
         sealer,
         limiter: storage.writeRateLimiter({ max: 100, windowSeconds: 10 }),
       }),

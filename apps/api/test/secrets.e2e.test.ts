@@ -43,11 +43,19 @@ describe('secret write API', () => {
   it('creates (201), adds versions (200), and the next sync serves them', async () => {
     const created = await put('db.password', { value: value('pw-version-one-3812') });
     expect(created.status).toBe(201);
-    expect(created.json()).toEqual({ key: 'db.password', version: 1, type: 'text' });
+    const { revision } = created.json();
+    expect(created.json()).toEqual({ key: 'db.password', version: 1, type: 'text', revision });
     const updated = await put('db.password', { value: value('pw-version-two-5521') });
     expect(updated.status).toBe(200);
-    expect(updated.json()).toEqual({ key: 'db.password', version: 2, type: 'text' });
-    const body = await h.syncUntil(sk, (b) => b.secrets['db.password']?.version === 2);
+    expect(updated.json()).toEqual({
+      key: 'db.password',
+      version: 2,
+      type: 'text',
+      revision: revision + 1,
+    });
+    // Read-your-writes: the write answered once this instance serves it.
+    const body = (await h.sync(sk)).json();
+    expect(body.revision).toBe(revision + 1);
     expect(body.secrets['db.password']).toEqual({
       value: 'pw-version-two-5521',
       type: 'text',
@@ -100,6 +108,7 @@ describe('secret write API', () => {
     expect((await put('db.password', { value: value('pw-version-five-7777') })).json()).toEqual({
       key: 'db.password',
       version: 5,
+      revision: expect.any(Number),
       type: 'text',
     });
   });

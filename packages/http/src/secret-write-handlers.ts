@@ -29,6 +29,7 @@ export function putSecretHandler({ writes }: Deps): KeyRoute['handle'] {
       key: result.key,
       version: result.version,
       type: result.type,
+      revision: result.revision,
     });
   };
 }
@@ -36,21 +37,23 @@ export function putSecretHandler({ writes }: Deps): KeyRoute['handle'] {
 /** `DELETE /v1/secrets/{key}`: the secret and every version. */
 export function deleteSecretHandler({ writes }: Deps): KeyRoute['handle'] {
   return async (_req, res, { principal, params }) => {
-    await writes.delete(principal, params['key']!);
-    return noContent(res);
+    const { revision } = await writes.delete(principal, params['key']!);
+    return noContent(res, revision);
   };
 }
 
 /** `DELETE /v1/secrets/{key}/versions/{version}`: one version. */
 export function deleteSecretVersionHandler({ writes }: Deps): KeyRoute['handle'] {
   return async (_req, res, { principal, params }) => {
-    await writes.deleteVersion(principal, params['key']!, parseVersionNumber(params['version']!));
-    return noContent(res);
+    const version = parseVersionNumber(params['version']!);
+    const { revision } = await writes.deleteVersion(principal, params['key']!, version);
+    return noContent(res, revision);
   };
 }
 
-function noContent(res: ServerResponse): number {
-  res.writeHead(204, corsHeaders);
+/** 204, with the change's revision in `X-Revision` (there is no body to carry it). */
+function noContent(res: ServerResponse, revision: number): number {
+  res.writeHead(204, { ...corsHeaders, 'x-revision': String(revision) });
   res.end();
   return 204;
 }

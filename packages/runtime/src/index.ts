@@ -3,3 +3,4 @@ export * from './logger.ts';
 export * from './storage.ts';
 export * from './secrets.ts';
 export * from './shutdown.ts';
+export * from './change-log-logging.ts';

@@ -10,7 +10,7 @@ export const SQLITE_FILE = 'svc.sqlite';
 export interface Storage {
   store: Store;
   /** A change feed following the store's log (one per api instance). */
-  changeFeed(): ChangeFeed;
+  changeFeed(options?: ChangeFeedOptions): ChangeFeed;
   /**
    * The secret write limit: counted in the database on PostgreSQL (shared by every api
    * instance), in memory on SQLite (one api process).
@@ -18,6 +18,11 @@ export interface Storage {
   writeRateLimiter(options: WriteRateLimitOptions): WriteRateLimiter;
   /** Human-readable: which database (no credentials). */
   describe: string;
+}
+
+export interface ChangeFeedOptions {
+  /** Each failed batch (read or apply), offered again after a growing wait. */
+  onError?: (error: Error, failures: number) => void;
 }
 
 /** SQLite in DATA_DIR by default; DATABASE_URL=postgres://… selects PostgreSQL. */
@@ -33,7 +38,7 @@ export async function openStorage(
     });
     return {
       store,
-      changeFeed: () => store.changeFeed(),
+      changeFeed: (feedOptions) => store.changeFeed(feedOptions),
       writeRateLimiter: (limit) => store.writeRateLimiter(limit),
       describe: describePostgres(url),
     };
@@ -43,7 +48,7 @@ export async function openStorage(
   const store = await openSqliteStore({ file });
   return {
     store,
-    changeFeed: () => store.changeFeed(),
+    changeFeed: (feedOptions) => store.changeFeed(feedOptions),
     writeRateLimiter: (limit) => store.writeRateLimiter(limit),
     describe: `sqlite:${file}`,
   };

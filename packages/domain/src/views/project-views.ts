@@ -51,6 +51,12 @@ const PROJECT_LEVEL = '';
 export interface ProjectViewsDeps {
   open: OpenSecret;
   digest: Digest;
+  /**
+   * Told of a secret version `open` failed on (sealed under a root key this instance does not
+   * hold): it is left out, and a view keeps the version it had. May rethrow to fail instead.
+   * Without it, the error is thrown.
+   */
+  onUnopenable?: (secret: SecretVersion, serviceId: string | null, error: unknown) => void;
 }
 
 export class ProjectViews {
@@ -112,7 +118,7 @@ export class ProjectViews {
     for (const update of updates) {
       const scope = this.scopes.get(update.serviceId ?? PROJECT_LEVEL);
       if (!scope) continue; // A scope the project does not have (a service created later).
-      this.putItem(scope, update);
+      if (!this.putItem(scope, update)) continue;
       const id = itemId(update.kind, update.key);
       const serviceIds = update.serviceId === null ? this.serviceIds() : [update.serviceId];
       for (const serviceId of serviceIds) {
@@ -240,12 +246,14 @@ export class ProjectViews {
     for (const c of state.configs.get(scopeKey) ?? []) scope.configs.set(c.key, c);
     for (const f of state.flags.get(scopeKey) ?? []) scope.flags.set(f.key, f);
     for (const s of state.secrets.get(scopeKey) ?? []) {
-      scope.secrets.set(s.key, { version: s, json: secretJson(s, this.deps.open(s, serviceId)) });
+      const json = this.openedJson(s, serviceId);
+      if (json !== undefined) scope.secrets.set(s.key, { version: s, json });
     }
     this.scopes.set(scopeKey, scope);
   }
 
-  private putItem(scope: ScopeValues, update: ItemUpdate): void {
+  /** Takes the update into the scope; false when it is skipped (a secret that cannot be opened). */
+  private putItem(scope: ScopeValues, update: ItemUpdate): boolean {
     if (update.kind === 'config') {
       if (update.entry) scope.configs.set(update.key, update.entry);
       else scope.configs.delete(update.key);
@@ -256,12 +264,27 @@ export class ProjectViews {
       const current = scope.secrets.get(update.key);
       // The same version opens to the same value: keep it rather than open it again.
       if (current?.version.version !== update.entry.version) {
-        const json = secretJson(update.entry, this.deps.open(update.entry, update.serviceId));
+        const json = this.openedJson(update.entry, update.serviceId);
+        if (json === undefined) return false;
         scope.secrets.set(update.key, { version: update.entry, json });
       }
     } else {
       scope.secrets.delete(update.key);
     }
+    return true;
+  }
+
+  /** The secret's snapshot JSON; undefined when it cannot be opened (and that was reported). */
+  private openedJson(secret: SecretVersion, serviceId: string | null): string | undefined {
+    let plaintext: string;
+    try {
+      plaintext = this.deps.open(secret, serviceId);
+    } catch (error) {
+      if (!this.deps.onUnopenable) throw error;
+      this.deps.onUnopenable(secret, serviceId, error);
+      return undefined;
+    }
+    return secretJson(secret, plaintext);
   }
 
   private render(

@@ -5,9 +5,11 @@
 import { parseApiKey, type KeyType } from '../api-key-format.ts';
 import { NotFoundError, UnauthorizedError } from '../errors.ts';
 import type { ApiKeyRecord, Change, Project, Workspace } from '../model.ts';
-import type { Digest, KeyHasher, SecretSealer, StoreReader } from '../ports.ts';
+import type { Digest, KeyHasher, ProjectState, SecretSealer, StoreReader } from '../ports.ts';
 import { secretContext } from '../secrets.ts';
-import { ProjectViews, type ItemUpdate, type ViewChange } from './project-views.ts';
+import { AppliedSeq } from './applied-seq.ts';
+import { readBatch } from './change-batch.ts';
+import { ProjectViews, type ViewChange } from './project-views.ts';
 import { viewId, type View } from './view.ts';
 
 export interface ReadModelDeps {
@@ -17,6 +19,19 @@ export interface ReadModelDeps {
   digest: Digest;
   /** Told of each successful authentication (to record when a key was last used). */
   onKeyUsed?: (keyId: string) => void;
+  /**
+   * Told of a secret version this instance cannot open (sealed under a root key it does not
+   * hold) while applying the change log: that one version is skipped, the rest applied.
+   */
+  onUnopenable?: (secret: UnopenableSecret, error: Error) => void;
+}
+
+/** Where a secret version that could not be opened lives. */
+export interface UnopenableSecret {
+  projectId: string;
+  serviceId: string | null;
+  key: string;
+  version: number;
 }
 
 /** Who is calling: the outcome of authenticating a request. */
@@ -51,22 +66,27 @@ export class ReadModel {
    * dropped, in the same synchronous step, whenever a key, workspace or project record changes.
    */
   private readonly principals = new Map<string, Principal>();
-  private lastSeq = 0;
+  private readonly applied = new AppliedSeq();
+  /** Past `load()`: from then on a secret that cannot be opened is skipped, not fatal. */
+  private loaded = false;
 
   constructor(private readonly deps: ReadModelDeps) {}
 
   /** Loads everything; returns the change-log seq the model is current with. */
   async load(): Promise<number> {
     // Read the log head first: anything committed after it is applied again later, harmlessly.
-    this.lastSeq = await this.deps.store.lastChangeSeq();
+    const seq = await this.deps.store.lastChangeSeq();
     for (const ws of await this.deps.store.listWorkspaces()) this.putWorkspace(ws);
     for (const key of await this.deps.store.listApiKeys()) this.putKey(key);
     for (const project of await this.deps.store.listProjects()) await this.loadProject(project.id);
-    return this.lastSeq;
+    this.loaded = true;
+    this.applied.advance(seq);
+    return seq;
   }
 
+  /** The seq of the last change applied (all of its batch with it). */
   get seq(): number {
-    return this.lastSeq;
+    return this.applied.value;
   }
 
   get viewCount(): number {
@@ -130,65 +150,48 @@ export class ReadModel {
 
   /**
    * Applies a batch of the change log, in order; returns what changed per view. A value change
-   * re-reads that one item and touches only the views that can see it.
+   * re-reads that one item and touches only the views that can see it. Every read comes first:
+   * when one fails, nothing of the batch is applied and it throws, for the feed to offer the
+   * batch again. A secret that cannot be opened is reported and skipped, never the rest.
    */
   async apply(changes: Change[]): Promise<AppliedChanges> {
-    const projectIds = new Set<string>();
-    const newServices: Change[] = [];
-    // One read per item, however often the batch changed it; the last change names its revision.
-    const items = new Map<string, Change>();
-    const keyIds = new Set<string>();
-    for (const change of changes) {
-      if (change.seq <= this.lastSeq) continue;
-      this.lastSeq = change.seq;
-      if (change.kind === 'workspace') {
-        const ws = await this.deps.store.findWorkspaceById(change.workspaceId);
-        if (ws) this.putWorkspace(ws);
-      } else if (change.kind === 'key') {
-        keyIds.add(change.key);
-      } else if (change.projectId === null) {
-        continue;
-      } else if (change.kind === 'project') {
-        projectIds.add(change.projectId);
-      } else if (change.kind === 'service') {
-        newServices.push(change);
-      } else {
-        const id = `${change.projectId}|${change.serviceId ?? ''}|${change.kind}|${change.key}`;
-        items.delete(id);
-        items.set(id, change);
-      }
-    }
-    for (const projectId of projectIds) await this.refreshProject(projectId);
-    for (const change of newServices) {
-      for (const view of this.projectViews.get(change.projectId!)?.addService(change.serviceId!) ??
-        []) {
+    const fresh = changes.filter((change) => change.seq > this.applied.value);
+    const last = fresh.at(-1);
+    if (!last) return { views: [], revokedKeyIds: [] };
+    const reads = await readBatch(this.deps.store, fresh, (id) => this.projectViews.has(id));
+    // From here on, nothing waits: requests see the batch all at once or not at all.
+    for (const ws of reads.workspaces) this.putWorkspace(ws);
+    for (const project of reads.projects) this.putProject(project);
+    for (const state of reads.newProjects) this.putProjectViews(state);
+    for (const { projectId, serviceId } of reads.newServices) {
+      for (const view of this.projectViews.get(projectId)?.addService(serviceId) ?? []) {
         this.views.set(view.id, view);
       }
     }
-    const updates = new Map<string, ItemUpdate[]>();
-    for (const change of items.values()) {
-      const projectId = change.projectId!;
-      if (!this.projectViews.has(projectId)) continue;
-      let list = updates.get(projectId);
-      if (!list) updates.set(projectId, (list = []));
-      list.push(await this.readItem(change));
-    }
     const views: ViewChange[] = [];
-    for (const [projectId, list] of updates) {
-      for (const changed of this.projectViews.get(projectId)!.apply(list)) {
+    for (const [projectId, updates] of reads.items) {
+      for (const changed of this.projectViews.get(projectId)?.apply(updates) ?? []) {
         this.views.set(changed.view.id, changed.view);
         if (changed.changes.length > 0) views.push(changed);
       }
     }
     // Keys last, so that a new key never authenticates before its view exists.
     const revokedKeyIds: string[] = [];
-    for (const id of keyIds) {
-      const key = await this.deps.store.findApiKeyById(id);
+    for (const { id, record } of reads.keys) {
       this.removeKey(id);
-      if (key && key.revokedAt === null) this.putKey(key);
+      if (record && record.revokedAt === null) this.putKey(record);
       else revokedKeyIds.push(id);
     }
+    this.applied.advance(last.seq);
     return { views, revokedKeyIds };
+  }
+
+  /**
+   * Resolves true once the change `seq` is applied (at once if it is), false after `timeoutMs`:
+   * a write made through this instance answers when its own change is visible here.
+   */
+  waitUntilApplied(seq: number, timeoutMs: number): Promise<boolean> {
+    return this.applied.reach(seq, timeoutMs);
   }
 
   private putWorkspace(ws: Workspace): void {
@@ -219,30 +222,14 @@ export class ReadModel {
     this.keyHashById.delete(id);
   }
 
-  /** The item as it is now, for the views to take over. */
-  private async readItem(change: Change): Promise<ItemUpdate> {
-    const scope = { projectId: change.projectId!, serviceId: change.serviceId };
-    const at = { serviceId: change.serviceId, revision: change.revision ?? 0, key: change.key };
-    const store = this.deps.store;
-    if (change.kind === 'config') {
-      return { ...at, kind: 'config', entry: await store.findConfig(scope, change.key) };
-    }
-    if (change.kind === 'flag') {
-      return { ...at, kind: 'flag', entry: await store.findFlag(scope, change.key) };
-    }
-    return { ...at, kind: 'secret', entry: await store.findSecret(scope, change.key) };
-  }
-
-  /** A project's record changed (the AB add-on; its views do not depend on it), or it is new. */
-  private async refreshProject(projectId: string): Promise<void> {
-    if (!this.projectViews.has(projectId)) return this.loadProject(projectId);
-    const project = await this.deps.store.findProjectById(projectId);
-    if (project) this.putProject(project);
-  }
-
   private async loadProject(projectId: string): Promise<void> {
     const state = await this.deps.store.loadProjectState(projectId);
-    if (!state) return;
+    if (state) this.putProjectViews(state);
+  }
+
+  /** Builds a project's views from its whole state (opening each secret once). */
+  private putProjectViews(state: ProjectState): void {
+    const projectId = state.project.id;
     const views = ProjectViews.build(state, {
       digest: this.deps.digest,
       open: (secret, serviceId) =>
@@ -250,6 +237,14 @@ export class ReadModel {
           secret.sealed,
           secretContext({ projectId, serviceId }, secret.key, secret.version),
         ),
+      onUnopenable: (secret, serviceId, error) => {
+        // While loading, a secret that does not open means a wrong root key: refuse to start.
+        if (!this.loaded) throw error;
+        this.deps.onUnopenable?.(
+          { projectId, serviceId, key: secret.key, version: secret.version },
+          error instanceof Error ? error : new Error(String(error)),
+        );
+      },
     });
     this.projectViews.set(projectId, views);
     this.putProject(state.project);

@@ -12,11 +12,14 @@
  * (the stores, and better-sqlite3, which the root cannot load).
  *
  * `--shebang` makes the bundle an executable script (`#!/usr/bin/env node`, mode 0755): a bin.
+ * `--splitting` puts what the entry imports dynamically (`await import(…)`) into chunk files
+ * beside it (`dist/chunks/`), loaded only when that code runs: a command-line tool's start.
  *
- *   tsx ../../scripts/bundle.ts [--copy src/page] [--entry src/main.ts] [--outfile dist/main.mjs] [--shebang]
+ *   tsx ../../scripts/bundle.ts [--copy src/page] [--entry src/main.ts] [--outfile dist/main.mjs]
+ *     [--shebang] [--splitting]
  */
-import { chmodSync, cpSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { chmodSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
@@ -26,6 +29,7 @@ const { values } = parseArgs({
     outfile: { type: 'string', default: 'dist/main.mjs' },
     copy: { type: 'string', multiple: true },
     shebang: { type: 'boolean', default: false },
+    splitting: { type: 'boolean', default: false },
   },
 });
 const outDir = dirname(values.outfile);
@@ -35,9 +39,17 @@ if (['.', '..', '/', ''].includes(outDir)) {
 }
 
 rmSync(outDir, { recursive: true, force: true });
+const outExtension = extname(values.outfile);
 await build({
-  entryPoints: [values.entry],
-  outfile: values.outfile,
+  ...(values.splitting
+    ? {
+        entryPoints: { [basename(values.outfile, outExtension)]: values.entry },
+        outdir: outDir,
+        splitting: true,
+        chunkNames: 'chunks/[name]-[hash]',
+        outExtension: { '.js': outExtension },
+      }
+    : { entryPoints: [values.entry], outfile: values.outfile }),
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -46,11 +58,12 @@ await build({
   external: ['better-sqlite3', 'pg-native'],
   // The CommonJS dependencies inside the bundle call require(): an ES module has none.
   banner: {
-    js:
-      (values.shebang ? '#!/usr/bin/env node\n' : '') +
-      "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
   logLevel: 'warning',
 });
 for (const dir of values.copy ?? []) cpSync(dir, join(outDir, basename(dir)), { recursive: true });
-if (values.shebang) chmodSync(values.outfile, 0o755);
+if (values.shebang) {
+  writeFileSync(values.outfile, `#!/usr/bin/env node\n${readFileSync(values.outfile, 'utf8')}`);
+  chmodSync(values.outfile, 0o755);
+}

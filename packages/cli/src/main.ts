@@ -51,6 +51,70 @@ Signals: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 go to the command
     process.exitCode = await runCommand(argv, options);
   });
 
+const consoleOptions = (command: Command) =>
+  command
+    .addOption(
+      new Option('--console-url <url>', 'the console (management API under /api)').env(
+        'SVC_CONSOLE_URL',
+      ),
+    )
+    .addOption(new Option('--admin-token <token>', 'the admin token').env('SVC_ADMIN_TOKEN'));
+
+consoleOptions(
+  program
+    .command('export')
+    .summary('write a workspace as a YAML file')
+    .description(
+      'Write a workspace as one YAML document: projects (with the AB add-on), services, configs, ' +
+        'flags, and secrets by name and type only, never a value. Its first line points editors at ' +
+        'the JSON Schema that ships with svc.',
+    )
+    .requiredOption('--workspace <slug>', 'the workspace')
+    .option('--project <slug>', 'only this project')
+    .option('-o, --output <file>', 'write to this file instead of standard output')
+    .option('--schema <ref>', 'the $schema reference (default: the shipped schema, relative)'),
+).action(async (options) => {
+  const { exportCommand } = await import('./workspace/workspace-commands.ts');
+  process.exitCode = await exportCommand(options);
+});
+
+const fileOptions = (command: Command) =>
+  consoleOptions(
+    command
+      .requiredOption('-f, --file <file>', 'the workspace file (- for standard input)')
+      .option('--workspace <slug>', "apply the file to this workspace instead of the file's")
+      .option('--prune', 'delete configs, flags and secrets the file does not name'),
+  );
+
+fileOptions(
+  program
+    .command('plan')
+    .summary('show what apply would change')
+    .description(
+      'Show what `svc apply` would change: create, update (old -> new) and delete, secrets by ' +
+        'name only. Exit 0 when nothing would change, 2 when something would, 1 on error.',
+    ),
+).action(async (options) => {
+  const { planCommand } = await import('./workspace/workspace-commands.ts');
+  process.exitCode = await planCommand(options);
+});
+
+fileOptions(
+  program
+    .command('apply')
+    .summary('make a workspace match a file')
+    .description(
+      'Make the workspace match the file through the management API (audited and streamed like ' +
+        'a console change). Deletes only with --prune. Secret values come only from ' +
+        '`value_from_env: NAME` entries; a new version is written only when the value differs. ' +
+        'Stops at the first refused request, saying what was already applied.',
+    )
+    .option('-y, --yes', 'apply without asking (needed when standard input is not a terminal)'),
+).action(async (options) => {
+  const { applyCommand } = await import('./workspace/workspace-commands.ts');
+  process.exitCode = await applyCommand(options);
+});
+
 function seconds(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a number of seconds');

@@ -1,0 +1,51 @@
+"""``svc_client``: the Python client of the configuration, secrets and feature-flag service.
+
+Start with :meth:`ServiceClient.create`.
+"""
+
+from ._api_key import KeyType
+from ._client import ChangeListener, ChangeSet, ServiceClient
+from ._config import ReconnectOptions, ServiceConfig
+from ._errors import (
+    ServiceAbAddonNotAvailableError,
+    ServiceBillingError,
+    ServiceError,
+    ServiceInitError,
+    ServiceNotFoundError,
+    ServicePublicKeyError,
+    ServiceQuarantinedError,
+    ServiceRateLimitedError,
+    ServiceSecretNotFoundError,
+    ServiceUnauthorizedError,
+)
+from ._logger import ServiceLogger, StdlibLogger, default_logger, silent_logger
+from ._snapshot import Change, ItemKind, JsonValue
+
+__version__ = "0.5.0"
+
+__all__ = [
+    "Change",
+    "ChangeListener",
+    "ChangeSet",
+    "ItemKind",
+    "JsonValue",
+    "KeyType",
+    "ReconnectOptions",
+    "ServiceAbAddonNotAvailableError",
+    "ServiceBillingError",
+    "ServiceClient",
+    "ServiceConfig",
+    "ServiceError",
+    "ServiceInitError",
+    "ServiceLogger",
+    "ServiceNotFoundError",
+    "ServicePublicKeyError",
+    "ServiceQuarantinedError",
+    "ServiceRateLimitedError",
+    "ServiceSecretNotFoundError",
+    "ServiceUnauthorizedError",
+    "StdlibLogger",
+    "__version__",
+    "default_logger",
+    "silent_logger",
+]

@@ -118,14 +118,18 @@ case "${1:-}" in
     log=$(mktemp)
     status=0
     pnpm test 2>&1 | tee "$log" || status=$?
-    # One closing line over every package's vitest summary and Maven's (the Java client's
-    # total line, not its per-class lines): "N passed, N failed".
+    # One closing line over every package's vitest summary, Maven's (the Java client's
+    # total line, not its per-class lines) and pytest's: "N passed, N failed".
     sed 's/\x1b\[[0-9;]*m//g' "$log" | awk '/ Tests  / {
         for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i }
       }
       /Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+$/ {
         for (i = 1; i <= NF; i++) { gsub(",", "", $(i+1)); v[$i] = $(i+1) }
         p += v["run:"] - v["Failures:"] - v["Errors:"] - v["Skipped:"]; f += v["Failures:"] + v["Errors:"]
+      }
+      # pytest (the Python client): "===== 3 failed, 130 passed, 1 error in 20.1s ====="
+      /==+ .*[0-9]+ (passed|failed|errors?)[ ,].*in [0-9.]+s/ {
+        for (i = 2; i <= NF; i++) { w = $i; sub(",", "", w); if (w == "passed") p += $(i-1); if (w == "failed" || w ~ /^errors?$/) f += $(i-1) }
       } END { printf "%d passed, %d failed\n", p, f }'
     rm -f "$log"
     exit "$status"

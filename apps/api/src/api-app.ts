@@ -6,7 +6,13 @@ import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { KeyUsage, ReadModel, SecretWrites, SyncQuarantine, systemClock } from '@svc/domain';
 import { SealError, sha256Digest, sha256KeyHasher } from '@svc/crypto';
-import { createApiServer, Metrics } from '@svc/http';
+import {
+  clientAddressOf,
+  createApiServer,
+  createMetricsServer,
+  listenForMetrics,
+  Metrics,
+} from '@svc/http';
 import {
   changeLogLogging,
   createSealer,
@@ -18,10 +24,14 @@ import { StreamHub } from '@svc/sse';
 
 /** How often `last_used_at` of API keys is written. */
 const KEY_USAGE_FLUSH_MS = 30_000;
+/** The api's metrics port unless METRICS_PORT says otherwise (the console's is 9465). */
+const METRICS_PORT = 9464;
 
 export interface ApiApp {
   /** The bound port (useful with PORT=0). */
   port: number;
+  /** The bound port of `/metrics`. */
+  metricsPort: number;
   model: ReadModel;
   close(): Promise<void>;
 }
@@ -63,24 +73,43 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     onApplyTimeout: changeLog.onApplyTimeout,
   });
 
-  const hub = new StreamHub({ maxAgeMs: settings.STREAM_MAX_AGE_S * 1000, metrics });
+  const hub = new StreamHub({
+    maxAgeMs: settings.STREAM_MAX_AGE_S * 1000,
+    maxStreams: settings.STREAM_MAX,
+    maxPerClient: settings.STREAM_MAX_PER_CLIENT,
+    metrics,
+  });
   const server = createApiServer({
     model,
     hub,
     writes,
     syncGuard: quarantine.guard,
+    clientAddress: clientAddressOf(settings.TRUST_PROXY === 'true'),
     baseDomain: settings.BASE_DOMAIN,
     logger,
     metrics,
     ready: () => ready,
+    headersTimeoutMs: settings.REQUEST_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
   });
   server.listen(settings.PORT, settings.HOST);
   await once(server, 'listening');
+  const metricsServer = createMetricsServer(metrics);
+  const metricsPort = await listenForMetrics(
+    metricsServer,
+    { host: settings.METRICS_HOST, port: settings.METRICS_PORT, defaultPort: METRICS_PORT },
+    (port) =>
+      logger.warn(
+        { metricsPort: port },
+        `metrics port ${METRICS_PORT} is taken: metrics are on ${port} (set METRICS_PORT)`,
+      ),
+  );
 
   try {
     await model.load();
   } catch (error) {
     server.close();
+    metricsServer.close();
     await hub.close();
     await storage.store.close();
     if (error instanceof SealError) {
@@ -114,12 +143,13 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
   ready = true;
   const port = (server.address() as AddressInfo).port;
   logger.info(
-    { port, storage: storage.describe, views: model.viewCount, seq: model.seq },
+    { port, metricsPort, storage: storage.describe, views: model.viewCount, seq: model.seq },
     'api ready',
   );
 
   return {
     port,
+    metricsPort,
     model,
     async close() {
       ready = false;
@@ -128,6 +158,7 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
       await hub.close();
       server.closeIdleConnections();
       await closed;
+      metricsServer.close();
       clearInterval(usageTimer);
       await keyUsage.flush();
       await feed.close();

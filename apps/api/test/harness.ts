@@ -41,6 +41,7 @@ export async function startHarness(
     DATA_DIR: dataDir,
     PORT: '0',
     CONSOLE_PORT: '0',
+    METRICS_PORT: '0',
     HOST: '127.0.0.1',
     CONSOLE_ADMIN_TOKEN: 'test-admin-token-0123456789',
     LOG_LEVEL: 'silent',

@@ -150,7 +150,7 @@ describe('api listener', () => {
 });
 
 async function metricValue(route: string, status: number): Promise<number> {
-  const text = (await httpCall(h.api.port, 'GET', '/metrics')).text;
+  const text = (await httpCall(h.api.metricsPort, 'GET', '/metrics')).text;
   const line = text
     .split('\n')
     .find((l) => l.startsWith(`svc_http_requests_total{route="${route}",status="${status}"} `));
@@ -183,6 +183,7 @@ describe('authentication once', () => {
         sealer,
         limiter: storage.writeRateLimiter({ max: 100, windowSeconds: 10 }),
       }),
+      clientAddress: () => '127.0.0.1',
       baseDomain: 'localhost',
       logger: createLogger({ name: 'test', level: 'silent' }),
       metrics: new Metrics(),

@@ -206,10 +206,15 @@ describe('health and metrics', () => {
     expect((await httpCall(h.api.port, 'GET', '/healthz')).status).toBe(200);
     const ready = await httpCall(h.api.port, 'GET', '/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.json().views).toBeGreaterThan(0);
+    // Status only on the public port: nothing of other tenants' activity.
+    expect(ready.json()).toEqual({ status: 'ready' });
     expect((await httpCall(h.console.port, 'GET', '/readyz')).status).toBe(200);
+    // Metrics on their own port, never on the public one.
+    expect((await httpCall(h.api.port, 'GET', '/metrics')).status).toBe(404);
+    const scrape = await httpCall(h.api.metricsPort, 'GET', '/metrics');
+    expect(scrape.text).toMatch(/^svc_views [1-9]/m);
     const count = async (status: number) => {
-      const text = (await httpCall(h.api.port, 'GET', '/metrics')).text;
+      const text = (await httpCall(h.api.metricsPort, 'GET', '/metrics')).text;
       const prefix = `svc_http_requests_total{route="/v1/sync",status="${status}"} `;
       const line = text.split('\n').find((l) => l.startsWith(prefix));
       return line ? Number(line.slice(prefix.length)) : 0;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SyncQuarantinedError } from './errors.ts';
 import { SyncQuarantine } from './sync-quarantine.ts';
+import type { Principal } from './views/read-model.ts';
 
 describe('SyncQuarantine', () => {
   const make = () => {
@@ -39,5 +40,19 @@ describe('SyncQuarantine', () => {
     clock.t += 60_000;
     for (let i = 0; i < 3; i++) q.check('k');
     expect(() => q.check('k')).toThrow(SyncQuarantinedError);
+  });
+
+  it('counts a secret key per key, and a public key per (key, client address)', () => {
+    const { q } = make();
+    const principal = (id: string, keyType: 'sk' | 'pk') =>
+      ({ key: { id }, keyType }) as unknown as Principal;
+    const pk = principal('p', 'pk');
+    for (let i = 0; i < 3; i++) q.guard(pk, '10.0.0.1');
+    expect(() => q.guard(pk, '10.0.0.1')).toThrow(SyncQuarantinedError);
+    // Every other visitor of the app keeps syncing with the same public key.
+    for (let i = 0; i < 3; i++) q.guard(pk, '10.0.0.2');
+    const sk = principal('s', 'sk');
+    for (let i = 0; i < 3; i++) q.guard(sk, `10.0.1.${i}`);
+    expect(() => q.guard(sk, '10.0.1.9')).toThrow(SyncQuarantinedError);
   });
 });

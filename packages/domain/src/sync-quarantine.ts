@@ -1,7 +1,8 @@
 /**
  * Sync quarantine: a key that syncs more than `max` times within `windowMs` is answered
  * `sync_quarantined` for `quarantineMs`; 304s count; the count starts afresh when a quarantine
- * ends. A pure rule over a clock, so the sync hot path stays synchronous.
+ * ends. What is counted is a key, or a public key per client address (see `guard`). A pure
+ * rule over a clock, so the sync hot path stays synchronous.
  */
 import { SyncQuarantinedError } from './errors.ts';
 import type { Clock } from './ports.ts';
@@ -50,9 +51,14 @@ export class SyncQuarantine {
     }
   }
 
-  /** The guard for `syncSnapshot`. */
+  /**
+   * The guard for `syncView`: a secret key is counted per key; a public key, which every
+   * browser of an app shares, per (key, client address), so one visitor cannot get the key
+   * quarantined for everyone.
+   */
   get guard(): SyncGuard {
-    return (principal) => this.check(principal.key.id);
+    return (principal, client) =>
+      this.check(principal.keyType === 'pk' ? `${principal.key.id} ${client}` : principal.key.id);
   }
 
   private sweep(now: number): void {

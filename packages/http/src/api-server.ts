@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import { NotFoundError } from '@svc/domain';
 import { corsHeaders, preflightHeaders } from './cors.ts';
-import { ServiceUnavailableError } from './http-errors.ts';
+import { MethodNotAllowedError, ServiceUnavailableError } from './http-errors.ts';
+import { bodyLeftUnread } from './json-body.ts';
 import { writeJson } from './json-response.ts';
 import type { Metrics } from './metrics.ts';
 import { problem, problemOf, writeProblem } from './problem.ts';
@@ -21,6 +22,10 @@ export interface ApiServerOptions extends V1Deps {
   metrics: Metrics;
   /** True once storage answers and views are loaded (`/readyz`); until then /v1 answers 503. */
   ready: () => boolean;
+  /** A client that has not sent its request's headers within this is answered 408 (default 15 s). */
+  headersTimeoutMs?: number;
+  /** ... nor its whole request, body included (default 30 s). */
+  requestTimeoutMs?: number;
 }
 
 /** The key of the contract's header. */
@@ -39,37 +44,35 @@ export function createApiServer(options: ApiServerOptions): Server {
 
   const topLevel: Record<string, (res: ServerResponse) => void> = {
     '/healthz': (res) => void writeJson(res, 200, { status: 'ok' }),
+    // Status only: a public port says nothing of other tenants' activity (views, changes).
     '/readyz': (res) =>
       void (options.ready()
-        ? writeJson(res, 200, { status: 'ready', views: model.viewCount, seq: model.seq })
+        ? writeJson(res, 200, { status: 'ready' })
         : writeJson(res, 503, { status: 'starting' })),
-    '/metrics': (res) => {
-      metrics.registry.metrics().then(
-        (text) => {
-          res.writeHead(200, { 'Content-Type': metrics.registry.contentType });
-          res.end(text);
-        },
-        () => writeProblem(res, problem('internal', 'metrics unavailable')),
-      );
-    },
   };
 
   /** Answers a refusal (or a 500, logged) and counts it. */
-  function fail(error: unknown, res: ServerResponse, route: string): void {
+  function fail(error: unknown, req: IncomingMessage, res: ServerResponse, route: string): void {
     const known = problemOf(error);
     if (!known) logger.error({ err: error, route }, 'request failed');
     const p = known?.problem ?? problem('internal', 'internal error');
     metrics.countRequest(route, p.status);
-    if (!res.headersSent) writeProblem(res, p, { ...corsHeaders, ...known?.headers });
-    else res.destroy();
+    if (res.headersSent) return void res.destroy();
+    if (bodyLeftUnread(req)) {
+      // Refused before its body was read (401, 403, 413, …): answer, then drop the connection
+      // rather than read the rest of what was refused.
+      res.shouldKeepAlive = false;
+      res.once('finish', () => req.socket.destroy());
+    }
+    writeProblem(res, p, { ...corsHeaders, ...known?.headers });
   }
 
-  function count(answer: Answer, res: ServerResponse, route: string): void {
+  function count(answer: Answer, req: IncomingMessage, res: ServerResponse, route: string): void {
     if (typeof answer === 'number') metrics.countRequest(route, answer);
     else {
       answer.then(
         (status) => metrics.countRequest(route, status),
-        (error: unknown) => fail(error, res, route),
+        (error: unknown) => fail(error, req, res, route),
       );
     }
   }
@@ -80,23 +83,19 @@ export function createApiServer(options: ApiServerOptions): Server {
       const method = req.method ?? 'GET';
       const match = table.match(method, tenant.path);
       if (!match) throw new NotFoundError(`no route ${method} ${tenant.path}`);
-      if ('allow' in match) {
-        metrics.countRequest(UNMATCHED, 405);
-        const allow = match.allow.join(', ');
-        const p = problem('method_not_allowed', `${method} is not allowed here; use ${allow}`);
-        return writeProblem(res, p, { ...corsHeaders, Allow: allow });
-      }
+      if ('allow' in match) throw new MethodNotAllowedError(method, match.allow);
       const { route, params } = match;
       label = route.path;
-      if ('open' in route) return count(route.handle(req, res, { tenant, params }), res, label);
+      if ('open' in route)
+        return count(route.handle(req, res, { tenant, params }), req, res, label);
       const principal = model.authenticate(tenant.slug, (route.key ?? serviceApiKey)(req));
-      count(route.handle(req, res, { tenant, params, principal }), res, label);
+      count(route.handle(req, res, { tenant, params, principal }), req, res, label);
     } catch (error) {
-      fail(error, res, label);
+      fail(error, req, res, label);
     }
   }
 
-  const server = createServer((req, res) => {
+  function onRequest(req: IncomingMessage, res: ServerResponse): void {
     // Shutting down: answer, then close the connection, so keep-alive clients move elsewhere.
     if (!server.listening) res.shouldKeepAlive = false;
     const url = req.url ?? '/';
@@ -104,19 +103,30 @@ export function createApiServer(options: ApiServerOptions): Server {
     if (top && (req.method === 'GET' || req.method === 'HEAD')) return top(res);
     if (req.method === 'OPTIONS') {
       res.writeHead(204, preflightHeaders);
-      return res.end();
+      return void res.end();
     }
     // Before the views are loaded every workspace would look unknown (404) and every key
     // revoked (401), and clients stop for good on those: "not yet" is a 503.
     if (!options.ready()) {
-      return fail(new ServiceUnavailableError('the api is starting'), res, UNMATCHED);
+      return fail(new ServiceUnavailableError('the api is starting'), req, res, UNMATCHED);
     }
     const tenant = resolveTenant(req.headers.host, url);
     // An unknown workspace is 404 before the key is looked at, for every route.
     if (!tenant || !model.workspaceBySlug(tenant.slug)) {
-      return fail(new NotFoundError('no such workspace'), res, UNMATCHED);
+      return fail(new NotFoundError('no such workspace'), req, res, UNMATCHED);
     }
     route(req, res, tenant);
-  });
+  }
+
+  const headersTimeout = options.headersTimeoutMs ?? 15_000;
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: Math.max(headersTimeout, options.requestTimeoutMs ?? 30_000),
+      // How often those timeouts are checked (node's default, 30 s, would let 15 s become 45).
+      connectionsCheckingInterval: Math.min(1000, headersTimeout),
+    },
+    onRequest,
+  );
   return server;
 }

@@ -11,3 +11,25 @@ export class ServiceUnavailableError extends Error {
     super(message);
   }
 }
+
+/** A client holds as many streams as it may (429 `too_many_streams`). */
+export class TooManyStreamsError extends Error {
+  readonly code = 'too_many_streams';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 10,
+  ) {
+    super(message);
+  }
+}
+
+/** A known path asked with a method it does not have (405 with `Allow`). */
+export class MethodNotAllowedError extends Error {
+  readonly code = 'method_not_allowed';
+  constructor(
+    method: string,
+    readonly allow: readonly string[],
+  ) {
+    super(`${method} is not allowed here; use ${allow.join(', ')}`);
+  }
+}

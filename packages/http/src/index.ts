@@ -17,3 +17,5 @@ export * from './api-server.ts';
 export * from './management/index.ts';
 export * from './console-server.ts';
 export * from './json-body.ts';
+export * from './client-address.ts';
+export * from './metrics-server.ts';

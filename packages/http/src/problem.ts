@@ -10,10 +10,14 @@ import {
   ValidationError,
   type ErrorCode,
 } from '@svc/domain';
-import { ServiceUnavailableError } from './http-errors.ts';
+import {
+  MethodNotAllowedError,
+  ServiceUnavailableError,
+  TooManyStreamsError,
+} from './http-errors.ts';
 
 /** Codes the http adapter answers with on its own, beside the domain's. */
-export type HttpProblemCode = 'method_not_allowed' | 'unavailable';
+export type HttpProblemCode = 'method_not_allowed' | 'unavailable' | 'too_many_streams';
 
 /** Every code a problem+json body can carry. */
 export type ProblemCode = ErrorCode | HttpProblemCode | 'internal';
@@ -34,6 +38,7 @@ export const statusByCode: Record<Exclude<ProblemCode, 'internal'>, number> = {
   sync_quarantined: 429,
   method_not_allowed: 405,
   unavailable: 503,
+  too_many_streams: 429,
 };
 
 const titleByCode: Record<ProblemCode, string> = {
@@ -52,6 +57,7 @@ const titleByCode: Record<ProblemCode, string> = {
   sync_quarantined: 'Sync quarantined',
   method_not_allowed: 'Method not allowed',
   unavailable: 'Service unavailable',
+  too_many_streams: 'Too many streams',
   internal: 'Internal server error',
 };
 
@@ -81,17 +87,14 @@ export function problem(code: ProblemCode, detail: string, field?: string): Prob
 export function problemOf(
   error: unknown,
 ): { problem: Problem; headers: Record<string, string> } | undefined {
-  if (!(error instanceof DomainError) && !(error instanceof ServiceUnavailableError)) {
-    return undefined;
-  }
+  const later = error instanceof ServiceUnavailableError || error instanceof TooManyStreamsError;
+  const own = later || error instanceof MethodNotAllowedError;
+  if (!(error instanceof DomainError) && !own) return undefined;
   const headers: Record<string, string> = {};
-  if (
-    error instanceof RateLimitedError ||
-    error instanceof SyncQuarantinedError ||
-    error instanceof ServiceUnavailableError
-  ) {
+  if (later || error instanceof RateLimitedError || error instanceof SyncQuarantinedError) {
     headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
   }
+  if (error instanceof MethodNotAllowedError) headers['Allow'] = error.allow.join(', ');
   const field = error instanceof ValidationError ? error.field : undefined;
   return { problem: problem(error.code, error.message, field), headers };
 }

@@ -1,11 +1,12 @@
 /** `GET /v1/stream`: the caller's view as server-sent events, from the stream hub. */
 import type { ServerResponse } from 'node:http';
-import { syncView, type ReadModel } from '@svc/domain';
+import { syncView } from '@svc/domain';
 import type { StreamHub, StreamSubscription } from '@svc/sse';
 import { corsHeaders } from './cors.ts';
-import { ServiceUnavailableError } from './http-errors.ts';
+import { ServiceUnavailableError, TooManyStreamsError } from './http-errors.ts';
 import type { KeyRoute } from './route-table.ts';
 import { responseSink } from './stream-sink.ts';
+import type { V1Deps } from './v1-routes.ts';
 
 /** As better-sse sends them, plus CORS for browsers. */
 const STREAM_HEADERS = {
@@ -16,23 +17,35 @@ const STREAM_HEADERS = {
   'X-Accel-Buffering': 'no',
 } as const;
 
-export function streamHandler(deps: { model: ReadModel; hub: StreamHub }): KeyRoute['handle'] {
-  const { model, hub } = deps;
+export function streamHandler(
+  deps: Pick<V1Deps, 'model' | 'hub' | 'clientAddress'>,
+): KeyRoute['handle'] {
+  const { model, hub, clientAddress } = deps;
   return (req, res, { principal }) =>
     startStream(res, hub, {
       view: syncView(model, principal),
       keyId: principal.key.id,
       lastEventId: parseLastEventId(req.headers['last-event-id']),
+      clientId: `${principal.key.id} ${clientAddress(req)}`,
     });
 }
 
-/** Answers `res` with the stream's head and hands it to the hub; 503 once the hub is closing. */
+/**
+ * Answers `res` with the stream's head and hands it to the hub: 503 once the hub is closing,
+ * 429 `too_many_streams` past the hub's limits (in all, or per key and client address).
+ */
 export function startStream(
   res: ServerResponse,
   hub: StreamHub,
   subscription: StreamSubscription,
 ): number {
   if (!hub.accepting) throw new ServiceUnavailableError('the server is shutting down');
+  const admission = hub.admit(subscription.clientId);
+  if (admission === 'full')
+    throw new TooManyStreamsError('this server holds all the streams it may');
+  if (admission === 'client') {
+    throw new TooManyStreamsError('this key holds all the streams it may from this address');
+  }
   // Gone before it started: a stream would never see its 'close'. 499 as nginx counts it.
   if (res.destroyed) return 499;
   res.writeHead(200, STREAM_HEADERS);

@@ -1,8 +1,9 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import { syncView, type ReadModel, type SyncGuard, type View } from '@svc/domain';
+import { syncView, type View } from '@svc/domain';
 import { corsHeaders } from './cors.ts';
 import { etagMatches } from './etag.ts';
 import type { KeyRoute } from './route-table.ts';
+import type { V1Deps } from './v1-routes.ts';
 
 /** What a view's sync responses need, prepared once per view (views are immutable). */
 interface Prepared {
@@ -34,10 +35,12 @@ function prepare(view: View): Prepared {
 }
 
 /** `GET /v1/sync`: precomputed bytes and ETag from the caller's view; no query, no JSON work. */
-export function syncHandler(deps: { model: ReadModel; syncGuard?: SyncGuard }): KeyRoute['handle'] {
-  const { model, syncGuard } = deps;
+export function syncHandler(
+  deps: Pick<V1Deps, 'model' | 'syncGuard' | 'clientAddress'>,
+): KeyRoute['handle'] {
+  const { model, syncGuard, clientAddress } = deps;
   return (req, res, { principal }) => {
-    const view = syncView(model, principal, syncGuard);
+    const view = syncView(model, principal, syncGuard, clientAddress(req));
     const p = prepare(view);
     if (etagMatches(req.headers['if-none-match'], view.etag)) {
       res.writeHead(304, p.notModified);

@@ -4,6 +4,7 @@
  * test checks that the two list the same routes). The listener (api-server.ts) authenticates
  * the caller of every route before its handler runs, unless the route says `open: true`.
  */
+import type { IncomingMessage } from 'node:http';
 import type { ReadModel, SecretWrites, SyncGuard } from '@svc/domain';
 import type { StreamHub } from '@svc/sse';
 import { evaluateAbHandler } from './evaluate-ab-handler.ts';
@@ -23,6 +24,8 @@ export interface V1Deps {
   writes: SecretWrites;
   /** Runs before a sync is answered (the sync quarantine). */
   syncGuard?: SyncGuard;
+  /** The caller's address, for what is limited per client (see client-address.ts). */
+  clientAddress: (req: IncomingMessage) => string;
 }
 
 export function v1Routes(deps: V1Deps): Route[] {

@@ -5,7 +5,8 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
-const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+const portNumber = z.coerce.number().int().min(0).max(65535);
+const port = (fallback: number) => portNumber.default(fallback);
 const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const schema = z.object({
@@ -32,6 +33,17 @@ const schema = z.object({
   SYNC_QUARANTINE_WINDOW_S: positive(60),
   SYNC_QUARANTINE_S: positive(300),
   STREAM_MAX_AGE_S: positive(1800),
+  /** Open streams per (key, client address), and per api process (v1.1). */
+  STREAM_MAX_PER_CLIENT: positive(256),
+  STREAM_MAX: positive(15_000),
+  /** Take the client address from the first `X-Forwarded-For` hop (behind a proxy you run). */
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  /** Prometheus metrics: never on a public port. Each app has its own default port. */
+  METRICS_PORT: portNumber.optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** How long a client may take to send a request's headers, and the whole request. */
+  REQUEST_HEADERS_TIMEOUT_MS: positive(15_000),
+  REQUEST_TIMEOUT_MS: positive(30_000),
   SHUTDOWN_GRACE_MS: positive(10_000),
   /** The console seeds the demo workspace on first start unless this is `false`. */
   SEED_DEMO: z.enum(['true', 'false']).default('true'),

@@ -19,6 +19,10 @@ export interface StreamMetrics {
 export interface StreamHubOptions {
   /** A stream is closed cleanly after this age (`STREAM_MAX_AGE_S` × 1000), ± `maxAgeJitter`. */
   maxAgeMs: number;
+  /** Open streams at most, in all (`STREAM_MAX`; default unlimited). */
+  maxStreams?: number;
+  /** Open streams at most per client (`STREAM_MAX_PER_CLIENT`; default unlimited). */
+  maxPerClient?: number;
   /** Fraction of `maxAgeMs` by which each stream's age is varied at random (default 0.1). */
   maxAgeJitter?: number;
   /** Interval of the `: keep-alive` comment (default 15 s). */
@@ -45,12 +49,18 @@ export interface StreamSubscription {
   keyId: string;
   /** The `Last-Event-ID` the client reconnected with, if any. */
   lastEventId?: number;
+  /** Who is asking, for the per-client limit (e.g. the key and the client's address). */
+  clientId?: string;
 }
+
+/** Whether one more stream may open: `full` past `maxStreams`, `client` past `maxPerClient`. */
+export type Admission = 'ok' | 'full' | 'client';
 
 interface Stream {
   readonly sink: StreamSink;
   readonly viewId: string;
   readonly keyId: string;
+  readonly clientId: string;
   readonly expiresAt: number;
   open: boolean;
 }
@@ -65,6 +75,7 @@ interface ViewStreams {
 export class StreamHub {
   private readonly views = new Map<string, ViewStreams>();
   private readonly byKey = new Map<string, Set<Stream>>();
+  private readonly perClient = new Map<string, number>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly retry: Buffer;
   private readonly limits: HistoryLimits;
@@ -98,11 +109,20 @@ export class StreamHub {
     return !this.closed;
   }
 
+  /** Whether `clientId` may open one more stream now. */
+  admit(clientId = ''): Admission {
+    if (this.count >= (this.options.maxStreams ?? Infinity)) return 'full';
+    if ((this.perClient.get(clientId) ?? 0) >= (this.options.maxPerClient ?? Infinity)) {
+      return 'client';
+    }
+    return 'ok';
+  }
+
   /**
-   * Starts a stream on `sink`: `retry`, the diffs after `lastEventId` when the view's history
+   * Starts a stream on `sink` (the caller checked `admit` first): `retry`, the diffs after `lastEventId` when the view's history
    * still holds them all, then `resync` with the view's revision.
    */
-  open(sink: StreamSink, { view, keyId, lastEventId }: StreamSubscription): void {
+  open(sink: StreamSink, { view, keyId, lastEventId, clientId = '' }: StreamSubscription): void {
     if (this.closed) {
       sink.destroy();
       return;
@@ -113,6 +133,7 @@ export class StreamHub {
       sink,
       viewId: view.id,
       keyId,
+      clientId,
       expiresAt: this.now() + this.options.maxAgeMs * (1 + jitter),
       open: true,
     };
@@ -121,6 +142,7 @@ export class StreamHub {
     let keyStreams = this.byKey.get(keyId);
     if (!keyStreams) this.byKey.set(keyId, (keyStreams = new Set()));
     keyStreams.add(stream);
+    this.perClient.set(clientId, (this.perClient.get(clientId) ?? 0) + 1);
     this.count++;
     this.options.metrics?.streamsOpen.inc();
     sink.onClose(() => this.remove(stream));
@@ -216,6 +238,9 @@ export class StreamHub {
     const keyStreams = this.byKey.get(stream.keyId);
     keyStreams?.delete(stream);
     if (keyStreams?.size === 0) this.byKey.delete(stream.keyId);
+    const left = (this.perClient.get(stream.clientId) ?? 1) - 1;
+    if (left === 0) this.perClient.delete(stream.clientId);
+    else this.perClient.set(stream.clientId, left);
     this.count--;
     this.options.metrics?.streamsOpen.dec();
   }

@@ -9,6 +9,7 @@ from typing import Any, Callable
 import pytest
 
 from support.fake_service import SK, FakeService
+from support.live_server import LiveServer, scenario_env
 from svc_client import ServiceClient, silent_logger
 
 
@@ -64,3 +65,12 @@ def create(service: FakeService) -> Iterator[Create]:
     yield make
     for client in clients:
         client.close()
+
+
+@pytest.fixture(scope="session")
+def live() -> Iterator[LiveServer]:
+    """The real console and api as child processes, with the shared scenarios' settings
+    (``server-env.json``), for every test of the session that asks for them."""
+    server = LiveServer.start(scenario_env())
+    yield server
+    server.close()

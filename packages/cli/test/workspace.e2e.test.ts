@@ -112,7 +112,7 @@ describe('svc export', () => {
     expect(JSON.parse(readFileSync(resolve(dir, ref), 'utf8')).title).toBe('svc workspace file');
   });
 
-  it('an unknown workspace, a missing token: errors, exit 1', async () => {
+  it('an unknown workspace, a missing or wrong token, a bad console URL: errors, exit 1', async () => {
     const unknown = await live.svc(['export', '--workspace', 'nope'], { env });
     expect(unknown).toMatchObject({ code: 1, stdout: '' });
     expect(unknown.stderr).toContain('no workspace nope');
@@ -126,6 +126,11 @@ describe('svc export', () => {
     });
     expect(wrongToken.code).toBe(1);
     expect(wrongToken.stderr).toContain('401 unauthorized');
+    const noScheme = await live.svc(['export', '--workspace', 'src'], {
+      env: { ...env, SVC_CONSOLE_URL: 'localhost:8081' },
+    });
+    expect(noScheme.code).toBe(1);
+    expect(noScheme.stderr).toContain('the console URL is not an http(s) URL: localhost:8081');
   });
 });
 

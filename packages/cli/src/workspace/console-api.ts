@@ -7,6 +7,8 @@ import { CliError } from '../cli-error.ts';
 
 /** Each request's time limit. */
 const TIMEOUT_MS = 30_000;
+/** Requests in flight at once (reads of many services run side by side, up to this). */
+const MAX_IN_FLIGHT = 8;
 
 export interface ConsoleSettings {
   consoleUrl?: string;
@@ -38,6 +40,8 @@ export const seg = encodeURIComponent;
 
 export class ConsoleApi {
   private readonly base: string;
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
 
   private constructor(
     consoleUrl: string,
@@ -52,10 +56,14 @@ export class ConsoleApi {
     const token = settings.adminToken ?? process.env.SVC_ADMIN_TOKEN;
     if (!url) throw new CliError('no console URL: pass --console-url or set SVC_CONSOLE_URL');
     if (!token) throw new CliError('no admin token: pass --admin-token or set SVC_ADMIN_TOKEN');
+    let parsed: URL | undefined;
     try {
-      new URL(url);
+      parsed = new URL(url);
     } catch {
-      throw new CliError(`the console URL is not a URL: ${url}`);
+      // reported below
+    }
+    if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:') {
+      throw new CliError(`the console URL is not an http(s) URL: ${url}`);
     }
     return new ConsoleApi(url, token);
   }
@@ -80,6 +88,24 @@ export class ConsoleApi {
     path: string,
     body?: unknown,
     notFoundIsEmpty = false,
+  ): Promise<unknown> {
+    // A finished request hands its slot straight to the next waiting one.
+    if (this.inFlight < MAX_IN_FLIGHT) this.inFlight++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await this.request(method, path, body, notFoundIsEmpty);
+    } finally {
+      const next = this.waiting.shift();
+      if (next === undefined) this.inFlight--;
+      else next();
+    }
+  }
+
+  private async request(
+    method: string,
+    path: string,
+    body: unknown,
+    notFoundIsEmpty: boolean,
   ): Promise<unknown> {
     const label = `${method} ${path}`;
     let response: Response;

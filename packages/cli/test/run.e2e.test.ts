@@ -3,7 +3,9 @@
  * command sees in its environment, file secrets on disk only while it runs, exit statuses and
  * signals passed through, and `--watch` restarting it on a console change.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@svc/testkit';
 import { liveService } from './support/live.ts';
@@ -74,10 +76,15 @@ describe('svc run', () => {
   });
 
   it('gives a shell script the same, flags are not variables', async () => {
-    const script =
-      'echo "$UI_THEME|$DB_POOL|$STRIPE_API_KEY|$(cat "$TLS_CERT")|${CHECKOUT_V2-unset}"';
+    const script = join(mkdtempSync(join(tmpdir(), 'svc-cli-script-')), 'show-values.sh');
+    writeFileSync(
+      script,
+      '#!/bin/sh\necho "$UI_THEME|$DB_POOL|$STRIPE_API_KEY|$(cat "$TLS_CERT")|${CHECKOUT_V2-unset}"\n',
+      { mode: 0o755 },
+    );
     await live.admin('PUT', `${P}/flags/checkout.v2`, { is_active: true });
-    const result = await live.svc(['run', '--', 'sh', '-c', script], { env: base });
+    const result = await live.svc(['run', '--', script], { env: base });
+    rmSync(dirname(script), { recursive: true });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('dark|{"max":10}|sk_live_run_1|-----BEGIN CERT-----|unset\n');
   });

@@ -12,6 +12,7 @@ import {
   createMetricsServer,
   listenForMetrics,
   Metrics,
+  SyncAnswers,
 } from '@svc/http';
 import {
   changeLogLogging,
@@ -73,6 +74,8 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     onApplyTimeout: changeLog.onApplyTimeout,
   });
 
+  // Sync bodies (and their gzip and brotli forms) are made once per view revision.
+  const syncAnswers = new SyncAnswers((id) => model.view(id));
   const hub = new StreamHub({
     maxAgeMs: settings.STREAM_MAX_AGE_S * 1000,
     maxStreams: settings.STREAM_MAX,
@@ -85,6 +88,7 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     writes,
     syncGuard: quarantine.guard,
     clientAddress: clientAddressOf(settings.TRUST_PROXY === 'true'),
+    syncAnswers,
     baseDomain: settings.BASE_DOMAIN,
     logger,
     metrics,
@@ -125,6 +129,7 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
   await feed.follow(model.seq, async (changes) => {
     const applied = await model.apply(changes);
     hub.publish(applied);
+    syncAnswers.refresh(applied.views.map((changed) => changed.view));
     metrics.changeSeq.set(model.seq);
     metrics.views.set(model.viewCount);
     logger.debug(

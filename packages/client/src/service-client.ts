@@ -450,7 +450,11 @@ export class ServiceClient implements AsyncDisposable {
       );
     }
     const batchesBefore = this.streamBatches;
-    const headers: Record<string, string> = { accept: 'application/json' };
+    // Snapshots over 1 KiB come gzip-encoded then (fetch decodes; browsers set their own).
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'accept-encoding': 'gzip',
+    };
     if (this.etag !== undefined) headers['if-none-match'] = this.etag;
     const response = await this.transport.send('/v1/sync', { headers });
     if (response.status === 304) {

@@ -52,6 +52,13 @@ beforeAll(async () => {
     type: 'file',
     file_name: 'tls.pem',
   });
+  // Enough configs for a snapshot over 1 KiB, which the api then sends compressed.
+  for (let i = 0; i < 30; i++) {
+    await server.admin('PUT', `${P}/configs/service.setting_${i}`, {
+      value: { enabled: true, name: `setting number ${i}` },
+      is_public: false,
+    });
+  }
   const created = (await server.admin('POST', `${P}/keys`, { kind: 'secret' })).json();
   sk = created.key;
   skId = created.id;
@@ -70,6 +77,24 @@ afterAll(async () => {
 });
 
 describe('against a live api', () => {
+  it('asks for gzip and reads the gzip-encoded snapshot', async () => {
+    const seen: Array<{ acceptEncoding?: string; contentEncoding: string | null }> = [];
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const res = await globalThis.fetch(input, init);
+      if (String(input).endsWith('/v1/sync')) {
+        const headers = init?.headers as Record<string, string>;
+        seen.push({
+          acceptEncoding: headers['accept-encoding'],
+          contentEncoding: res.headers.get('content-encoding'),
+        });
+      }
+      return res;
+    };
+    const c = await client({ fetch, stream: false });
+    expect(seen).toEqual([{ acceptEncoding: 'gzip', contentEncoding: 'gzip' }]);
+    expect(c.getConfig('service.setting_7')).toEqual({ enabled: true, name: 'setting number 7' });
+  });
+
   it('a console change is visible through getFlag within 50 ms with the stream on', async () => {
     const c = await client();
     await waitFor(() => c.isStreamConnected());

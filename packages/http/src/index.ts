@@ -10,6 +10,8 @@ export * from './json-response.ts';
 export * from './route-table.ts';
 export * from './v1-routes.ts';
 export * from './sync-handler.ts';
+export * from './sync-answers.ts';
+export * from './content-coding.ts';
 export * from './stream-handler.ts';
 export * from './stream-sink.ts';
 export * from './evaluate-ab-body.ts';

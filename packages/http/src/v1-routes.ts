@@ -15,6 +15,7 @@ import {
   putSecretHandler,
 } from './secret-write-handlers.ts';
 import { streamHandler } from './stream-handler.ts';
+import type { SyncAnswers } from './sync-answers.ts';
 import { syncHandler } from './sync-handler.ts';
 
 /** What the /v1 handlers use. */
@@ -26,6 +27,8 @@ export interface V1Deps {
   syncGuard?: SyncGuard;
   /** The caller's address, for what is limited per client (see client-address.ts). */
   clientAddress: (req: IncomingMessage) => string;
+  /** The prepared sync answers, to refresh after changes (made by the sync route when absent). */
+  syncAnswers?: SyncAnswers;
 }
 
 export function v1Routes(deps: V1Deps): Route[] {

@@ -26,6 +26,8 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body's bytes as they came (still encoded when the answer has a Content-Encoding). */
+  bytes: Buffer;
   json: () => any;
 }
 
@@ -48,11 +50,13 @@ export function httpCall(
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
         resolve({
           status: res.statusCode ?? 0,
           headers: res.headers,
           text,
+          bytes,
           json: () => JSON.parse(text),
         });
       });

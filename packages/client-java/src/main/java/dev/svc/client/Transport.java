@@ -1,7 +1,9 @@
 package dev.svc.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
 import java.net.ConnectException;
 import java.net.URI;
@@ -26,6 +28,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.zip.GZIPInputStream;
 
 /**
  * Requests to the service over {@link HttpClient}: the API key header, a time limit per request,
@@ -81,7 +84,9 @@ final class Transport {
    */
   HttpResponse<byte[]> send(String method, String path, Map<String, String> headers, byte[] jsonBody) {
     if (closed) throw new ServiceException("the client is closed");
-    HttpRequest.Builder request = request(path, headers).timeout(requestTimeout);
+    // HttpClient neither asks for nor decodes compressed bodies by itself.
+    HttpRequest.Builder request =
+        request(path, headers).header("Accept-Encoding", "gzip").timeout(requestTimeout);
     if (jsonBody != null) {
       request.header("Content-Type", "application/json");
       request.method(method, HttpRequest.BodyPublishers.ofByteArray(jsonBody));
@@ -89,7 +94,7 @@ final class Transport {
       request.method(method, HttpRequest.BodyPublishers.noBody());
     }
     CompletableFuture<HttpResponse<byte[]>> future =
-        http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        http.sendAsync(request.build(), DECODED_BYTES);
     inFlight.add(future);
     try {
       if (closed) future.cancel(true);
@@ -122,6 +127,24 @@ final class Transport {
   CompletableFuture<HttpResponse<Flow.Publisher<List<ByteBuffer>>>> openStream(Map<String, String> headers) {
     if (closed) return CompletableFuture.failedFuture(new ServiceException("the client is closed"));
     return http.sendAsync(request("/v1/stream", headers).GET().build(), HttpResponse.BodyHandlers.ofPublisher());
+  }
+
+  /** The body's bytes, gunzipped when the answer says {@code Content-Encoding: gzip}. */
+  static final HttpResponse.BodyHandler<byte[]> DECODED_BYTES =
+      info -> {
+        HttpResponse.BodySubscriber<byte[]> raw = HttpResponse.BodySubscribers.ofByteArray();
+        boolean gzip =
+            info.headers().firstValue("Content-Encoding").map(v -> v.trim().equalsIgnoreCase("gzip")).orElse(false);
+        return gzip ? HttpResponse.BodySubscribers.mapping(raw, Transport::gunzip) : raw;
+      };
+
+  static byte[] gunzip(byte[] bytes) {
+    if (bytes.length == 0) return bytes;
+    try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(bytes))) {
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException("the gzip body does not decode", e);
+    }
   }
 
   /** Ends every request in flight; later requests fail with "the client is closed". */

@@ -53,6 +53,30 @@ class FakeServiceTest {
   }
 
   @Test
+  void syncAsksForGzipAndDecodesIt() throws Exception {
+    fake.on(
+        "GET /v1/sync",
+        (exchange, call) -> {
+          byte[] body = snapshot(3, "{\"gz\":true}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          java.io.ByteArrayOutputStream packed = new java.io.ByteArrayOutputStream();
+          try (java.util.zip.GZIPOutputStream gz = new java.util.zip.GZIPOutputStream(packed)) {
+            gz.write(body);
+          }
+          exchange.getResponseHeaders().set("Content-Type", "application/json");
+          exchange.getResponseHeaders().set("Content-Encoding", "gzip");
+          exchange.getResponseHeaders().set("ETag", "\"v1-gzip\"");
+          exchange.sendResponseHeaders(200, packed.size());
+          try (OutputStream out = exchange.getResponseBody()) {
+            packed.writeTo(out);
+          }
+        });
+    try (ServiceClient client = ServiceClient.create(config().stream(false).build())) {
+      assertThat(client.getFlag("gz")).isTrue();
+      assertThat(fake.requests("GET /v1/sync").get(0).header("Accept-Encoding")).isEqualTo("gzip");
+    }
+  }
+
+  @Test
   void syncSendsTheKeyAndUsesTheEtag() throws Exception {
     fake.on(
         "GET /v1/sync",

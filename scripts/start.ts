@@ -1,7 +1,7 @@
 /**
  * `pnpm start`: the embedded default. Runs the console and the api as two processes over the
- * SQLite file in DATA_DIR (the console seeds the demo workspace on first start), waits until
- * both are ready, and prints where everything is. `pnpm start` first builds the apps
+ * SQLite file in DATA_DIR (the console seeds the demo workspace on first start: SEED_DEMO=true
+ * unless set otherwise), waits until both are ready, and prints where everything is. `pnpm start` first builds the apps
  * (`dist/main.mjs` in each) and this launcher (`dist/start.mjs`), which all run on plain node.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -80,8 +80,9 @@ function banner(settings: Settings): string {
 }
 
 try {
-  const settings = loadSettings();
-  const env = { ...process.env, DATA_DIR: settings.dataDir };
+  // The local launcher is for trying things out: the demo workspace unless SEED_DEMO says no.
+  const settings = loadSettings({ ...process.env, SEED_DEMO: process.env.SEED_DEMO || 'true' });
+  const env = { ...process.env, DATA_DIR: settings.dataDir, SEED_DEMO: settings.SEED_DEMO };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(0));
   // The console first: it migrates the database and seeds the demo before the api loads it.
   run('console', 'apps/console/dist/main.mjs', env);

@@ -20,7 +20,10 @@ export interface ConsoleApp {
 export async function startConsole(
   settings: Settings,
   logger: Logger,
-  options: { seedDemo?: boolean } = {},
+  options: {
+    /** Seeds the demo workspace and writes its keys to DATA_DIR/demo-seed.json. */
+    seedDemo?: boolean;
+  } = {},
 ): Promise<ConsoleApp> {
   const storage = await openStorage(settings);
   const { sealer } = createSealer(settings);
@@ -32,8 +35,8 @@ export async function startConsole(
     clock: systemClock,
   });
   const { token } = resolveAdminToken(settings.CONSOLE_ADMIN_TOKEN, settings.dataDir);
-  const demo =
-    options.seedDemo === false ? undefined : await seedDemo(management, settings.dataDir);
+  // Only when asked (SEED_DEMO=true, which `pnpm start` sets): its keys are written in plaintext.
+  const demo = options.seedDemo ? await seedDemo(management, settings.dataDir) : undefined;
 
   const server = createConsoleServer({
     management,

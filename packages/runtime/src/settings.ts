@@ -45,8 +45,11 @@ const schema = z.object({
   REQUEST_HEADERS_TIMEOUT_MS: positive(15_000),
   REQUEST_TIMEOUT_MS: positive(30_000),
   SHUTDOWN_GRACE_MS: positive(10_000),
-  /** The console seeds the demo workspace on first start unless this is `false`. */
-  SEED_DEMO: z.enum(['true', 'false']).default('true'),
+  /**
+   * `true`: the console seeds the demo workspace on first start and keeps its keys in plaintext
+   * in DATA_DIR/demo-seed.json. Never in production; `pnpm start` (the local launcher) sets it.
+   */
+  SEED_DEMO: z.enum(['true', 'false']).default('false'),
 });
 
 export type Settings = z.infer<typeof schema> & { dataDir: string };

@@ -1,13 +1,16 @@
 /** Composition root of the console: management API (and page) over the shared store. */
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { Management, systemClock } from '@svc/domain';
+import { Management, RejectedLogins, systemClock } from '@svc/domain';
 import { apiKeyGenerator, sha256KeyHasher } from '@svc/crypto';
 import { createConsoleServer, Metrics } from '@svc/http';
 import { createSealer, openStorage, type Logger, type Settings } from '@svc/runtime';
 import { resolveAdminToken, tokenChecker } from './admin-token.ts';
 import { consolePage } from './console-page.ts';
 import { seedDemo, type DemoSeed } from './demo-seed.ts';
+
+/** Rejected sign-ins are audited at once after a quiet minute, else as one row a minute. */
+const REJECTED_LOGINS_WINDOW_MS = 60_000;
 
 export interface ConsoleApp {
   port: number;
@@ -38,9 +41,20 @@ export async function startConsole(
   // Only when asked (SEED_DEMO=true, which `pnpm start` sets): its keys are written in plaintext.
   const demo = options.seedDemo ? await seedDemo(management, settings.dataDir) : undefined;
 
+  const rejectedLogins = new RejectedLogins({ store: storage.store, clock: systemClock });
+  const auditRejected = (write: Promise<void> | undefined) =>
+    write?.catch((error: unknown) =>
+      logger.error({ err: error }, 'could not audit rejected sign-ins'),
+    );
+  const flushRejected = setInterval(
+    () => auditRejected(rejectedLogins.flush()),
+    REJECTED_LOGINS_WINDOW_MS,
+  ).unref();
+
   const server = createConsoleServer({
     management,
     checkToken: tokenChecker(token),
+    onRejected: (address, reason) => void auditRejected(rejectedLogins.record(address, reason)),
     logger,
     metrics: new Metrics(),
     ready: () => true,
@@ -59,6 +73,8 @@ export async function startConsole(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
+      clearInterval(flushRejected);
+      await auditRejected(rejectedLogins.flush());
       await storage.store.close();
     },
   };

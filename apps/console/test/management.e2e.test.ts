@@ -189,7 +189,13 @@ describe('management API', () => {
 
     const first = await call('PUT', `${p}/secrets/db.password`, { value: 'hunter2-secret' });
     expect(first.status).toBe(201);
-    expect(first.json()).toEqual({ key: 'db.password', version: 1, type: 'text' });
+    // v1.1: every write answers with its change's revision.
+    expect(first.json()).toEqual({
+      key: 'db.password',
+      version: 1,
+      type: 'text',
+      revision: expect.any(Number),
+    });
     const second = await call('PUT', `${p}/secrets/db.password`, { value: 'hunter3-secret' });
     expect(second.status).toBe(200);
     expect(second.json().version).toBe(2);

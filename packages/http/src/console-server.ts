@@ -2,14 +2,15 @@ import { createServer, type Server } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
-import type { Management } from '@svc/domain';
-import { jsonBody, notFoundRoute, problemErrors } from './express-support.ts';
-import { managementRouter } from './management/router.ts';
+import { notFoundRoute, problemErrors } from './express-support.ts';
+import { managementRouter, type ManagementRouterOptions } from './management/router.ts';
 import type { Metrics } from './metrics.ts';
 
-export interface ConsoleServerOptions {
-  management: Management;
-  checkToken: (token: string) => boolean;
+/** Request headers must arrive within this, and a whole request within the next (then 408). */
+export const HEADERS_TIMEOUT_MS = 15_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+export interface ConsoleServerOptions extends ManagementRouterOptions {
   logger: Logger;
   metrics: Metrics;
   ready: () => boolean;
@@ -52,9 +53,12 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
     );
     next();
   });
-  app.use('/api', jsonBody, managementRouter(options));
+  app.use('/api', managementRouter(options));
   if (options.page) app.use(options.page);
   app.use(notFoundRoute);
   app.use(problemErrors(options.logger));
-  return createServer(app);
+  const server = createServer(app);
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  return server;
 }

@@ -1,7 +1,6 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { problem, problemOf, writeProblem } from './problem.ts';
-import { parseVersionNumber } from './validation.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -33,6 +32,18 @@ export function problemErrors(logger: Logger): ErrorRequestHandler {
     if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
       return writeProblem(res, problem('invalid_request', 'unsupported body encoding', 'body'));
     }
+    // Any other refusal of the request by the framework or a library (bad percent-encoding in
+    // a path, a body that fails to inflate, an aborted upload) is the client's, never a 500.
+    const status =
+      (error as { status?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      const field = error instanceof URIError ? 'path' : 'body';
+      const detail =
+        error instanceof Error && (error as { expose?: boolean }).expose !== false
+          ? error.message
+          : 'malformed request';
+      return writeProblem(res, problem('invalid_request', detail, field));
+    }
     logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
     if (res.headersSent) return res.destroy();
     writeProblem(res, problem('internal', 'internal error'));
@@ -52,25 +63,4 @@ export function route(
       .then(() => fn(req, res))
       .catch(next);
   };
-}
-
-/** A path parameter as a string ('' when absent). */
-export function pathParam(req: express.Request, name: string): string {
-  const value = req.params[name];
-  return typeof value === 'string' ? value : '';
-}
-
-/** A secret version from the path; NaN (a 400 from the domain) when it is not a whole number. */
-export function versionParam(req: express.Request): number {
-  return parseVersionNumber(pathParam(req, 'version'));
-}
-
-/** The `201 Created` or `200` answer to a secret write. */
-export function sendSecretWritten(
-  res: express.Response,
-  result: { created: boolean; key: string; version: number; type: string },
-): void {
-  res
-    .status(result.created ? 201 : 200)
-    .json({ key: result.key, version: result.version, type: result.type });
 }

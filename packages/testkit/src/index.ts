@@ -1,6 +1,7 @@
 /** Test helpers shared by the apps' end-to-end tests. */
 import { once } from 'node:events';
 import { createServer, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,4 +93,42 @@ export function adminCalls(consolePort: () => number, token: string) {
     return res;
   };
   return { admin, adminRaw };
+}
+
+/**
+ * Sends the head of a request announcing `length` body bytes and only the first few of them:
+ * resolves with the status line when an answer comes without the rest, i.e. before the body was
+ * read (an authentication that comes first).
+ */
+export function answerBeforeBody(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  length: number,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    const head = [
+      `${method} ${path} HTTP/1.1`,
+      'Host: 127.0.0.1',
+      'Content-Type: application/json',
+      `Content-Length: ${length}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ].join('\r\n');
+    socket.write(`${head}\r\n\r\n{"value": "`);
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString();
+      if (received.includes('\r\n\r\n')) {
+        socket.destroy();
+        resolve(received.split('\r\n', 1)[0]!);
+      }
+    });
+    socket.on('error', reject);
+    setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer before the body; got: ${received}`));
+    }, 5000);
+  });
 }

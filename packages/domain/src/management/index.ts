@@ -9,3 +9,4 @@ export * from './configs.ts';
 export * from './flags.ts';
 export * from './secrets.ts';
 export * from './audit-log.ts';
+export * from './rejected-logins.ts';

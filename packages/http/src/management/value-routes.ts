@@ -1,12 +1,21 @@
-import { versionParam } from '../express-support.ts';
-import type { ManagementRoute } from './route.ts';
+import type { Revisioned } from '@svc/domain';
+import { parseVersionNumber } from '../validation.ts';
+import type { ManagementCall, ManagementRoute } from './route.ts';
 import { putConfig, putFlag, putSecret } from './schemas.ts';
 import { configJson, flagJson, secretListingJson } from './views.ts';
 
 /** Where values live: project level, or one service's level. */
 const SCOPES = ['/workspaces/{ws}/projects/{p}', '/workspaces/{ws}/projects/{p}/services/{s}'];
 
-/** Configs, flags and secrets of a scope. */
+/** A write with no body to answer: 204, the change's revision in `X-Revision`. */
+function written(call: ManagementCall, { revision }: Revisioned): void {
+  call.res.status(204).set('X-Revision', String(revision)).end();
+}
+
+/**
+ * Configs, flags and secrets of a scope. Every write answers with the project revision its change
+ * produced (in the body, or in `X-Revision`): a client whose sync shows it has the change.
+ */
 export const valueRoutes: ManagementRoute[] = SCOPES.flatMap((scope): ManagementRoute[] => [
   {
     method: 'GET',
@@ -24,15 +33,14 @@ export const valueRoutes: ManagementRoute[] = SCOPES.flatMap((scope): Management
         value: body.value,
         isPublic: body.is_public,
       });
-      call.res.json(configJson(config));
+      call.res.json({ ...configJson(config), revision: config.revision });
     },
   },
   {
     method: 'DELETE',
     path: `${scope}/configs/{key}`,
     async handle(call) {
-      await call.management.configs.delete(call.scope(), call.param('key'));
-      call.res.status(204).end();
+      written(call, await call.management.configs.delete(call.scope(), call.param('key')));
     },
   },
   {
@@ -53,15 +61,14 @@ export const valueRoutes: ManagementRoute[] = SCOPES.flatMap((scope): Management
         rolloutPercentage: body.rollout_percentage,
         salt: body.salt,
       });
-      call.res.json(flagJson(flag));
+      call.res.json({ ...flagJson(flag), revision: flag.revision });
     },
   },
   {
     method: 'DELETE',
     path: `${scope}/flags/{key}`,
     async handle(call) {
-      await call.management.flags.delete(call.scope(), call.param('key'));
-      call.res.status(204).end();
+      written(call, await call.management.flags.delete(call.scope(), call.param('key')));
     },
   },
   {
@@ -84,29 +91,26 @@ export const valueRoutes: ManagementRoute[] = SCOPES.flatMap((scope): Management
         fileName: body.file_name,
         expectedVersion: body.expected_version,
       });
-      call.res
-        .status(written.created ? 201 : 200)
-        .json({ key: written.key, version: written.version, type: written.type });
+      const { key, version, type, revision } = written;
+      call.res.status(written.created ? 201 : 200).json({ key, version, type, revision });
     },
   },
   {
     method: 'DELETE',
     path: `${scope}/secrets/{key}`,
     async handle(call) {
-      await call.management.secrets.delete(call.scope(), call.param('key'));
-      call.res.status(204).end();
+      written(call, await call.management.secrets.delete(call.scope(), call.param('key')));
     },
   },
   {
     method: 'DELETE',
     path: `${scope}/secrets/{key}/versions/{version}`,
     async handle(call) {
-      await call.management.secrets.deleteVersion(
-        call.scope(),
-        call.param('key'),
-        versionParam(call.req),
+      const version = parseVersionNumber(call.param('version'));
+      written(
+        call,
+        await call.management.secrets.deleteVersion(call.scope(), call.param('key'), version),
       );
-      call.res.status(204).end();
     },
   },
 ]);

@@ -7,33 +7,24 @@
 /** The kind of API key a client holds: `sk` (secret key) or `pk` (public key). */
 export type KeyType = 'sk' | 'pk';
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const KEY_PATTERN = /^(svs|svp)_[0-9A-Za-z]{40}$/;
-const CHECKSUM_LENGTH = 6;
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-/** CRC-32/IEEE of an ASCII string, as zlib computes it. */
+/** CRC-32/IEEE of an ASCII string, as zlib computes it (bit by bit: keys are 38 characters). */
 function crc32(ascii: string): number {
-  let crc = 0xffffffff;
+  let crc = -1;
   for (let i = 0; i < ascii.length; i++) {
-    crc = CRC_TABLE[(crc ^ ascii.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
+    crc ^= ascii.charCodeAt(i);
+    for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
   }
-  return (crc ^ 0xffffffff) >>> 0;
+  return ~crc >>> 0;
 }
 
-function toBase62(n: number, width: number): string {
+/** `n` in base62 (`0-9A-Za-z`), left-padded with `0` to 6 digits. */
+function base62(n: number): string {
   let out = '';
-  for (let rest = n; rest > 0; rest = Math.floor(rest / 62)) out = BASE62[rest % 62] + out;
-  return out.padStart(width, '0');
+  for (let digit = 0; digit < 6; digit++, n = Math.floor(n / 62)) {
+    const d = n % 62;
+    out = String.fromCharCode(d + (d < 10 ? 48 : d < 36 ? 55 : 61)) + out;
+  }
+  return out;
 }
 
 /**
@@ -41,8 +32,7 @@ function toBase62(n: number, width: number): string {
  * Never echoes the key: callers build their messages without it.
  */
 export function keyTypeOf(apiKey: string): KeyType | undefined {
-  if (!KEY_PATTERN.test(apiKey)) return undefined;
-  const body = apiKey.slice(0, -CHECKSUM_LENGTH);
-  if (toBase62(crc32(body), CHECKSUM_LENGTH) !== apiKey.slice(-CHECKSUM_LENGTH)) return undefined;
-  return apiKey.startsWith('svs_') ? 'sk' : 'pk';
+  const match = /^sv([sp])_[0-9A-Za-z]{40}$/.exec(apiKey);
+  if (match === null || base62(crc32(apiKey.slice(0, -6))) !== apiKey.slice(-6)) return undefined;
+  return match[1] === 's' ? 'sk' : 'pk';
 }

@@ -9,7 +9,7 @@ export interface BackoffOptions {
 }
 
 export class Backoff {
-  private attempts = 0;
+  #attempts = 0;
 
   constructor(
     private readonly options: BackoffOptions,
@@ -22,17 +22,17 @@ export class Backoff {
    */
   next(): number {
     const { initialDelayMs, maxDelayMs } = this.options;
-    const base = Math.min(maxDelayMs, initialDelayMs * 2 ** Math.min(this.attempts, 30));
-    this.attempts++;
+    const base = Math.min(maxDelayMs, initialDelayMs * 2 ** Math.min(this.#attempts, 30));
+    this.#attempts++;
     return Math.round(base / 2 + (this.random() * base) / 2);
   }
 
   /** A connection lasted `connectedMs`: long enough, and the delays start over. */
   connectionEnded(connectedMs: number): void {
-    if (connectedMs >= this.options.resetAfterMs) this.attempts = 0;
+    if (connectedMs >= this.options.resetAfterMs) this.#attempts = 0;
   }
 
   reset(): void {
-    this.attempts = 0;
+    this.#attempts = 0;
   }
 }

@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServiceLogger } from './logger.ts';
-import { secretEqual, type SecretEntry } from './snapshot.ts';
+import { jsonEqual, type SecretEntry } from './snapshot.ts';
 
 interface Materialized {
   secret: SecretEntry;
@@ -62,7 +62,7 @@ export class FileSecrets {
     for (const [key, secret] of secrets) {
       if (secret.type !== 'file') continue;
       const current = this.files.get(key);
-      if (current !== undefined && secretEqual(current.secret, secret)) continue;
+      if (current !== undefined && jsonEqual(current.secret, secret)) continue;
       try {
         this.write(key, secret, current);
       } catch (error) {

@@ -9,6 +9,7 @@ export type {
   SecretWriteResult,
   SetSecretOptions,
 } from './service-client.ts';
+export type { ServiceStatus } from './cached-client.ts';
 export type { ReconnectOptions, ServiceConfig } from './config.ts';
 export type { KeyType } from './api-key.ts';
 export type { Change, ItemKind, JsonValue } from './snapshot.ts';

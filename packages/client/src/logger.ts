@@ -1,18 +1,8 @@
-/**
- * The client's logging port, as the spec names it, and its default adapter. Messages never carry
- * secret values or API keys.
- */
+/** The Node entry's default logging adapter (the port itself is in service-logger.ts). */
 import { debuglog } from 'node:util';
+import { consoleLogger, silentLogger, type ServiceLogger } from './service-logger.ts';
 
-/** Where the client writes what it does. Pass your own in `ServiceConfig.logger`. */
-export interface ServiceLogger {
-  /** Routine detail: each sync, each stream event batch. */
-  debug(message: string): void;
-  /** State changes worth seeing: stream connected or lost, quarantine entered. */
-  info(message: string): void;
-  /** A failure the client handled (and will retry, or stopped on); `cause` is the error. */
-  error(message: string, cause?: unknown): void;
-}
+export { silentLogger, type ServiceLogger };
 
 /**
  * The default adapter: a logger named `ServiceClient`. `info` and `error` go to the console
@@ -21,19 +11,5 @@ export interface ServiceLogger {
  */
 export function defaultLogger(name = 'ServiceClient'): ServiceLogger {
   const debug = debuglog(name);
-  return {
-    debug: (message) => debug('%s', message),
-    info: (message) => console.info(`[${name}] ${message}`),
-    error: (message, cause) =>
-      cause === undefined
-        ? console.error(`[${name}] ${message}`)
-        : console.error(`[${name}] ${message}`, cause),
-  };
+  return consoleLogger(name, (message) => debug('%s', message));
 }
-
-/** A logger that drops everything. */
-export const silentLogger: ServiceLogger = {
-  debug: () => {},
-  info: () => {},
-  error: () => {},
-};

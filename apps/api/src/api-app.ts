@@ -40,6 +40,7 @@ export interface ApiApp {
 export async function startApi(settings: Settings, logger: Logger): Promise<ApiApp> {
   const storage = await openStorage(settings, {
     onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
+    onInsecureFile: (message) => logger.warn(message),
   });
   const { sealer, source } = createSealer(settings);
   const metrics = new Metrics();

@@ -28,7 +28,9 @@ export async function startConsole(
     seedDemo?: boolean;
   } = {},
 ): Promise<ConsoleApp> {
-  const storage = await openStorage(settings);
+  const storage = await openStorage(settings, {
+    onInsecureFile: (message) => logger.warn(message),
+  });
   const { sealer } = createSealer(settings);
   const management = new Management({
     store: storage.store,

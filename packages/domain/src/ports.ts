@@ -75,6 +75,8 @@ export interface SealedVersionRef {
   scope: Scope;
   key: string;
   version: number;
+  type: SecretType;
+  fileName: string | null;
   sealed: SealedValue;
 }
 

@@ -10,7 +10,7 @@ import {
   VersionConflictError,
   VersionNotFoundError,
 } from './errors.ts';
-import type { Change, Scope, SecretType } from './model.ts';
+import type { Change, Scope, SealedValue, SecretType } from './model.ts';
 import { assertItemKey } from './names.ts';
 import type { SecretSealer, Store, StoreWriter } from './ports.ts';
 
@@ -18,9 +18,55 @@ export const SECRET_TEXT_MAX_BYTES = 64 * 1024;
 export const SECRET_FILE_MAX_BYTES = 1024 * 1024;
 const FILE_NAME_PATTERN = /^[A-Za-z0-9._-]{1,255}$/;
 
-/** Binds a sealed value to where it lives, so a sealed row cannot be moved to another secret. */
-export function secretContext(scope: Scope, key: string, version: number): string {
-  return `${scope.projectId}/${scope.serviceId ?? ''}/${key}/${version}`;
+/** What a sealed value is bound to besides where it lives. */
+export interface SealedSecret {
+  key: string;
+  version: number;
+  type: SecretType;
+  fileName: string | null;
+}
+
+/**
+ * Binds a sealed value to where it lives and what it is: a sealed row can be neither moved to
+ * another secret or version nor turned from text into a file (or renamed) in the database.
+ */
+export function secretContext(scope: Scope, secret: SealedSecret): string {
+  const { key, version, type, fileName } = secret;
+  return `v2/${scope.projectId}/${scope.serviceId ?? ''}/${key}/${version}/${type}/${fileName ?? ''}`;
+}
+
+/** The context of values sealed before type and file name were bound (still opened). */
+function legacySecretContext(scope: Scope, secret: SealedSecret): string {
+  return `${scope.projectId}/${scope.serviceId ?? ''}/${secret.key}/${secret.version}`;
+}
+
+/**
+ * Runs `use` with the secret's context, and again with the legacy one when that fails: values
+ * sealed by earlier versions keep opening (a new version of the secret is sealed the new way).
+ */
+export function withSecretContext<T>(
+  scope: Scope,
+  secret: SealedSecret,
+  use: (context: string) => T,
+): T {
+  try {
+    return use(secretContext(scope, secret));
+  } catch (error) {
+    try {
+      return use(legacySecretContext(scope, secret));
+    } catch {
+      throw error;
+    }
+  }
+}
+
+/** A secret version's plaintext. */
+export function openSecret(
+  sealer: Pick<SecretSealer, 'open'>,
+  scope: Scope,
+  secret: SealedSecret & { sealed: SealedValue },
+): string {
+  return withSecretContext(scope, secret, (context) => sealer.open(secret.sealed, context));
 }
 
 export interface SetSecretInput {
@@ -81,7 +127,10 @@ export async function setSecret(
     version,
     type: input.type,
     fileName,
-    sealed: sealer.seal(input.value, secretContext(scope, input.key, version)),
+    sealed: sealer.seal(
+      input.value,
+      secretContext(scope, { key: input.key, version, type: input.type, fileName }),
+    ),
   });
   return { key: input.key, version, type: input.type, created: current === 0, change };
 }
@@ -128,7 +177,7 @@ export async function rewrapAllSecrets(
     rewritten += await store.transaction(async (tx) => {
       let n = 0;
       for (const ref of batch) {
-        const sealed = rewrap(ref.sealed, secretContext(ref.scope, ref.key, ref.version));
+        const sealed = withSecretContext(ref.scope, ref, (context) => rewrap(ref.sealed, context));
         if (sealed !== ref.sealed && (await tx.replaceSealed({ ...ref, sealed }))) n += 1;
       }
       return n;

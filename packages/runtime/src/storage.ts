@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
 import type { ChangeFeed, Store, WriteRateLimiter, WriteRateLimitOptions } from '@svc/domain';
 import { openPostgresStore } from '@svc/storage-postgres';
 import { openSqliteStore } from '@svc/storage-sqlite';
+import { createPrivateFile, privateDataDir } from './data-dir.ts';
 import type { Settings } from './settings.ts';
 
 export const SQLITE_FILE = 'svc.sqlite';
@@ -28,7 +28,11 @@ export interface ChangeFeedOptions {
 /** SQLite in DATA_DIR by default; DATABASE_URL=postgres://… selects PostgreSQL. */
 export async function openStorage(
   settings: Settings,
-  options: { onConnectionError?: (error: Error) => void } = {},
+  options: {
+    onConnectionError?: (error: Error) => void;
+    /** What could not be made private in DATA_DIR (see data-dir.ts). */
+    onInsecureFile?: (message: string) => void;
+  } = {},
 ): Promise<Storage> {
   const url = settings.DATABASE_URL;
   if (url && /^postgres(ql)?:\/\//.test(url)) {
@@ -44,7 +48,8 @@ export async function openStorage(
     };
   }
   const file = url ? url.replace(/^(sqlite|file):/, '') : join(settings.dataDir, SQLITE_FILE);
-  mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
+  privateDataDir(settings.dataDir, options.onInsecureFile ?? (() => {}));
+  createPrivateFile(file);
   const store = await openSqliteStore({ file });
   return {
     store,

@@ -228,7 +228,7 @@ export class KyselyReader implements StoreReader {
   async listSealedVersions(): Promise<SealedVersionRef[]> {
     const rows = await this.db
       .selectFrom('secret_versions')
-      .select(['project_id', 'scope', 'key', 'version', 'sealed'])
+      .select(['project_id', 'scope', 'key', 'version', 'type', 'file_name', 'sealed'])
       .where('deleted_at', 'is', null)
       .orderBy(this.dialect.byCodePoint('project_id'))
       .orderBy(this.dialect.byCodePoint('scope'))
@@ -239,6 +239,8 @@ export class KyselyReader implements StoreReader {
       scope: { projectId: r.project_id, serviceId: r.scope === '' ? null : r.scope },
       key: r.key,
       version: Number(r.version),
+      type: r.type,
+      fileName: r.file_name,
       sealed: r.sealed ?? '',
     }));
   }

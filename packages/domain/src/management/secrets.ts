@@ -3,7 +3,7 @@ import { assertItemKey } from '../names.ts';
 import {
   deleteSecret,
   deleteSecretVersion,
-  secretContext,
+  openSecret,
   setSecret,
   type SetSecretResult,
 } from '../secrets.ts';
@@ -81,10 +81,7 @@ export class SecretManagement {
         versions: versions.map((v) => v.version),
       };
       if (reveal) {
-        listing.value = sealer.open(
-          secret.sealed,
-          secretContext(scope, secret.key, secret.version),
-        );
+        listing.value = openSecret(sealer, scope, secret);
       }
       listings.push(listing);
     }

@@ -6,7 +6,7 @@ import { parseApiKey, type KeyType } from '../api-key-format.ts';
 import { NotFoundError, UnauthorizedError } from '../errors.ts';
 import type { ApiKeyRecord, Change, Project, Workspace } from '../model.ts';
 import type { Digest, KeyHasher, ProjectState, SecretSealer, StoreReader } from '../ports.ts';
-import { secretContext } from '../secrets.ts';
+import { openSecret } from '../secrets.ts';
 import { AppliedSeq } from './applied-seq.ts';
 import { readBatch } from './change-batch.ts';
 import { ProjectViews, type ViewChange } from './project-views.ts';
@@ -232,11 +232,7 @@ export class ReadModel {
     const projectId = state.project.id;
     const views = ProjectViews.build(state, {
       digest: this.deps.digest,
-      open: (secret, serviceId) =>
-        this.deps.sealer.open(
-          secret.sealed,
-          secretContext({ projectId, serviceId }, secret.key, secret.version),
-        ),
+      open: (secret, serviceId) => openSecret(this.deps.sealer, { projectId, serviceId }, secret),
       onUnopenable: (secret, serviceId, error) => {
         // While loading, a secret that does not open means a wrong root key: refuse to start.
         if (!this.loaded) throw error;

@@ -1,4 +1,4 @@
-/** Root-key rotation support: listing every sealed version and replacing one in place. */
+/** Root-key rotation support: listing every sealed version (with what its sealing binds) and replacing one in place. */
 import { describe, expect, it } from 'vitest';
 import { q, revisionOf, seed, type Harness } from '../fixtures.ts';
 
@@ -12,10 +12,11 @@ export function describeSealedVersions(h: Harness): void {
           [s.projectScope, 'a', 2],
           [s.serviceScope, 'b', 1],
         ] as const) {
+          const file = key === 'b';
           await tx.insertSecretVersion(scope, key, {
             version,
-            type: 'text',
-            fileName: null,
+            type: file ? 'file' : 'text',
+            fileName: file ? 'b.pem' : null,
             sealed: `old-${key}-${version}`,
           });
         }
@@ -25,8 +26,22 @@ export function describeSealedVersions(h: Harness): void {
       expect(listed).toHaveLength(2);
       expect(listed).toEqual(
         expect.arrayContaining([
-          { scope: s.projectScope, key: 'a', version: 2, sealed: 'old-a-2' },
-          { scope: s.serviceScope, key: 'b', version: 1, sealed: 'old-b-1' },
+          {
+            scope: s.projectScope,
+            key: 'a',
+            version: 2,
+            type: 'text',
+            fileName: null,
+            sealed: 'old-a-2',
+          },
+          {
+            scope: s.serviceScope,
+            key: 'b',
+            version: 1,
+            type: 'file',
+            fileName: 'b.pem',
+            sealed: 'old-b-1',
+          },
         ]),
       );
       const revision = await revisionOf(h.store, s.project.id);
@@ -38,7 +53,13 @@ export function describeSealedVersions(h: Harness): void {
       ).toBe(true);
       expect(
         await h.store.transaction((tx) =>
-          tx.replaceSealed({ scope: s.projectScope, key: 'a', version: 1, sealed: 'x' }),
+          tx.replaceSealed({
+            ...listed[0]!,
+            scope: s.projectScope,
+            key: 'a',
+            version: 1,
+            sealed: 'x',
+          }),
         ),
       ).toBe(false);
       expect(await revisionOf(h.store, s.project.id)).toBe(revision);

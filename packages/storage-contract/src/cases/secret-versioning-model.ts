@@ -107,7 +107,7 @@ export function describeSecretVersioningModel(h: Harness): void {
               expect(current).toBeUndefined();
             } else {
               expect(current?.version).toBe(last[0]);
-              expect(fakeSealer.open(current!.sealed, secretContext(scope, key, last[0]))).toBe(
+              expect(fakeSealer.open(current!.sealed, secretContext(scope, current!))).toBe(
                 last[1],
               );
             }

@@ -176,7 +176,7 @@ export function describeSecrets(h: Harness): void {
       expect(again).toMatchObject({ version: 4, created: true });
       const [current] = await h.store.listSecrets(s.projectScope);
       expect(current?.version).toBe(4);
-      expect(fakeSealer.open(current!.sealed, `${s.project.id}//k/4`)).toBe('new');
+      expect(fakeSealer.open(current!.sealed, `v2/${s.project.id}//k/4/text/`)).toBe('new');
     });
 
     it('versions secrets through setSecret, with optimistic concurrency', async () => {
@@ -201,7 +201,7 @@ export function describeSecrets(h: Harness): void {
         [2, 'file', 'pw.txt'],
         [3, 'file', 'pw.txt'],
       ]);
-      const ctx = (v: number) => `${s.project.id}/${s.service.id}/db.password/${v}`;
+      const ctx = (v: number) => `v2/${s.project.id}/${s.service.id}/db.password/${v}/file/pw.txt`;
       expect(versions.map((v) => fakeSealer.open(v.sealed, ctx(v.version)))).toStrictEqual([
         'one',
         'two',

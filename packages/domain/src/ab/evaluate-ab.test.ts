@@ -6,11 +6,12 @@ import {
   NotFoundError,
   UnauthorizedError,
 } from '../errors.ts';
-import type { ApiKeyRecord, FlagEntry, Project, Service, Workspace } from '../model.ts';
+import type { ApiKeyRecord, Project, Service, Workspace } from '../model.ts';
 import type { ProjectState, StoreReader } from '../ports.ts';
 import { ReadModel } from '../views/read-model.ts';
 import type { Attributes } from './conditions.ts';
 import { authorizeEvaluateAb, evaluateAb } from './evaluate-ab.ts';
+import { flagEntry } from './flag-entry.fixture.ts';
 
 // A tiny world: workspace `acme` (billing ok) with an AB project, its service `web` and a
 // project without the add-on; workspace `late` (billing overdue) whose project has no add-on either.
@@ -34,15 +35,7 @@ const projects = [
 ];
 const web: Service = { id: 's-web', projectId: 'p-ab', slug: 'web', name: 'web', createdAt: 0 };
 
-const flag = (key: string, patch: Partial<FlagEntry> = {}): FlagEntry => ({
-  key,
-  isActive: true,
-  rules: [],
-  rolloutPercentage: 100,
-  salt: null,
-  updatedAt: 0,
-  ...patch,
-});
+const flag = flagEntry;
 const projectFlags = [
   flag('checkout.v2'),
   flag('search.beta', { isActive: false }),

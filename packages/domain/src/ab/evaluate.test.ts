@@ -3,19 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { FlagEntry } from '../model.ts';
 import { bucketOf } from './bucket.ts';
 import { evaluateFlag } from './evaluate.ts';
+import { flagEntry } from './flag-entry.fixture.ts';
 import { OPERATORS, type TargetingRule } from './rules.ts';
 
-function flag(patch: Partial<FlagEntry> = {}): FlagEntry {
-  return {
-    key: 'checkout.v2',
-    isActive: true,
-    rules: [],
-    rolloutPercentage: 100,
-    salt: null,
-    updatedAt: 0,
-    ...patch,
-  };
-}
+const flag = (patch: Partial<FlagEntry> = {}): FlagEntry => flagEntry('checkout.v2', patch);
 
 const fromDE: TargetingRule = {
   conditions: [{ attribute: 'country', operator: 'eq', values: ['DE'] }],

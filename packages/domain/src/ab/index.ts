@@ -4,4 +4,5 @@ export * from './bucket.ts';
 export * from './semver.ts';
 export * from './conditions.ts';
 export * from './evaluate.ts';
+export * from './evaluate-reason.ts';
 export * from './evaluate-ab.ts';

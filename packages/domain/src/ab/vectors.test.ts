@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { FlagEntry } from '../model.ts';
 import { bucketHash, bucketOf, bucketPercentage } from './bucket.ts';
 import { evaluateFlag } from './evaluate.ts';
+import { evaluateFlagWithReason } from './evaluate-reason.ts';
 import type { TargetingRule } from './rules.ts';
 
 interface BucketVector {
@@ -69,6 +70,10 @@ describe('evaluation vectors', () => {
     '%s for %s',
     (_key, _user, v) => {
       expect(evaluateFlag(flagEntry(v.flag), v.user_id, v.attributes)).toBe(v.expected);
+      // The OpenFeature evaluation decides the same; only the reason is added.
+      expect(evaluateFlagWithReason(flagEntry(v.flag), v.user_id, v.attributes).value).toBe(
+        v.expected,
+      );
     },
   );
 });

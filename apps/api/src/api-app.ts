@@ -4,7 +4,14 @@
  */
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { KeyUsage, ReadModel, SecretWrites, SyncQuarantine, systemClock } from '@svc/domain';
+import {
+  KeyUsage,
+  ReadModel,
+  SecretWrites,
+  SyncQuarantine,
+  systemClock,
+  ViewTokens,
+} from '@svc/domain';
 import { SealError, sha256Digest, sha256KeyHasher } from '@svc/crypto';
 import {
   clientAddressOf,
@@ -17,11 +24,12 @@ import {
 import {
   changeLogLogging,
   createSealer,
+  createTokenSigner,
   openStorage,
   type Logger,
   type Settings,
 } from '@svc/runtime';
-import { StreamHub } from '@svc/sse';
+import { OfrepEventHub, StreamHub } from '@svc/sse';
 
 /** How often `last_used_at` of API keys is written. */
 const KEY_USAGE_FLUSH_MS = 30_000;
@@ -77,12 +85,21 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
 
   // Sync bodies (and their gzip and brotli forms) are made once per view revision.
   const syncAnswers = new SyncAnswers((id) => model.view(id));
-  const hub = new StreamHub({
+  const streamLimits = {
     maxAgeMs: settings.STREAM_MAX_AGE_S * 1000,
     maxStreams: settings.STREAM_MAX,
     maxPerClient: settings.STREAM_MAX_PER_CLIENT,
     metrics,
-  });
+  };
+  const hub = new StreamHub(streamLimits);
+  // OpenFeature (OFREP) event streams: their own frames, the same lifecycle and limits.
+  const ofrep = {
+    hub: new OfrepEventHub(streamLimits),
+    tokens: new ViewTokens({
+      signer: createTokenSigner(settings, 'svc ofrep view token v1'),
+      clock: systemClock,
+    }),
+  };
   const server = createApiServer({
     model,
     hub,
@@ -90,6 +107,7 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     syncGuard: quarantine.guard,
     clientAddress: clientAddressOf(settings.TRUST_PROXY === 'true'),
     syncAnswers,
+    ofrep,
     baseDomain: settings.BASE_DOMAIN,
     logger,
     metrics,
@@ -115,7 +133,7 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
   } catch (error) {
     server.close();
     metricsServer.close();
-    await hub.close();
+    await Promise.all([hub.close(), ofrep.hub.close()]);
     await storage.store.close();
     if (error instanceof SealError) {
       throw new Error(
@@ -131,6 +149,8 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     const applied = await model.apply(changes);
     hub.publish(applied);
     syncAnswers.refresh(applied.views.map((changed) => changed.view));
+    ofrep.hub.publish(applied);
+    ofrep.hub.settingsChanged(changes);
     metrics.changeSeq.set(model.seq);
     metrics.views.set(model.viewCount);
     logger.debug(
@@ -161,7 +181,7 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
       ready = false;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Streams end cleanly first; their connections are then idle and close with the rest.
-      await hub.close();
+      await Promise.all([hub.close(), ofrep.hub.close()]);
       server.closeIdleConnections();
       await closed;
       metricsServer.close();

@@ -16,3 +16,4 @@ export * from './views/read-model.ts';
 export * from './sync-quarantine.ts';
 export * from './secret-writes.ts';
 export * from './key-usage.ts';
+export * from './ofrep/index.ts';

@@ -11,6 +11,8 @@ export const preflightHeaders = {
   ...corsHeaders,
   'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE, OPTIONS',
   'Access-Control-Allow-Headers':
-    'X-Service-API-Key, Content-Type, If-None-Match, Last-Event-ID, Accept',
+    'X-Service-API-Key, Content-Type, If-None-Match, Last-Event-ID, Accept, ' +
+    // What OFREP providers send their key in.
+    'Authorization, X-API-Key',
   'Access-Control-Max-Age': '86400',
 } as const;

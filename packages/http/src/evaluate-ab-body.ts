@@ -11,6 +11,7 @@ import {
   ITEM_KEY_MAX_LENGTH,
   USER_ID_MAX_LENGTH,
   ValidationError,
+  type Attributes,
   type EvaluateAbInput,
 } from '@svc/domain';
 
@@ -67,25 +68,44 @@ export function parseEvaluateAbBody(body: unknown): EvaluateAbInput {
     }
   });
 
-  const userId = body['user_id'];
+  const userId = parseUserId(body['user_id'], 'user_id');
+  const attributes = parseAttributes(body['attributes'], 'attributes');
+
+  const unique = new Set(flags as string[]);
+  return {
+    flags: unique.size === flags.length ? (flags as string[]) : [...unique],
+    userId,
+    attributes,
+  };
+}
+
+/** A user id: 1..256 characters of well-formed Unicode; errors name it `field`. */
+export function parseUserId(userId: unknown, field: string): string {
   if (
     typeof userId !== 'string' ||
     userId.length === 0 ||
     codePointLength(userId, USER_ID_MAX_LENGTH) > USER_ID_MAX_LENGTH
   ) {
-    throw new ValidationError('user_id', `must be a string of 1..${USER_ID_MAX_LENGTH} characters`);
+    throw new ValidationError(field, `must be a string of 1..${USER_ID_MAX_LENGTH} characters`);
   }
   if (LONE_SURROGATE.test(userId)) {
-    throw new ValidationError('user_id', 'must be well-formed Unicode (no lone surrogates)');
+    throw new ValidationError(field, 'must be well-formed Unicode (no lone surrogates)');
   }
+  return userId;
+}
 
-  const attributes = body['attributes'];
-  if (attributes !== undefined && !isPlainObject(attributes)) {
-    throw new ValidationError('attributes', 'must be an object when present');
+/**
+ * Attributes: absent (none), or an object of at most 50 entries whose names have 1..256
+ * characters and whose values' string forms have at most 1 KiB; errors name `field`.
+ */
+export function parseAttributes(attributes: unknown, field: string): Attributes {
+  if (attributes === undefined) return {};
+  if (!isPlainObject(attributes)) {
+    throw new ValidationError(field, 'must be an object when present');
   }
-  const names = attributes === undefined ? [] : Object.keys(attributes);
+  const names = Object.keys(attributes);
   if (names.length > ATTRIBUTES_MAX_ENTRIES) {
-    throw new ValidationError('attributes', `must have at most ${ATTRIBUTES_MAX_ENTRIES} entries`);
+    throw new ValidationError(field, `must have at most ${ATTRIBUTES_MAX_ENTRIES} entries`);
   }
   for (const name of names) {
     if (
@@ -93,22 +113,16 @@ export function parseEvaluateAbBody(body: unknown): EvaluateAbInput {
       codePointLength(name, ATTRIBUTE_NAME_MAX_LENGTH) > ATTRIBUTE_NAME_MAX_LENGTH
     ) {
       throw new ValidationError(
-        'attributes',
+        field,
         `attribute names must have 1..${ATTRIBUTE_NAME_MAX_LENGTH} characters`,
       );
     }
-    if (!valueFits(attributes![name])) {
+    if (!valueFits(attributes[name])) {
       throw new ValidationError(
-        `attributes.${name}`,
+        `${field}.${name}`,
         `must have a string form of at most ${ATTRIBUTE_VALUE_MAX_BYTES} bytes`,
       );
     }
   }
-
-  const unique = new Set(flags as string[]);
-  return {
-    flags: unique.size === flags.length ? (flags as string[]) : [...unique],
-    userId,
-    attributes: attributes ?? {},
-  };
+  return attributes;
 }

@@ -21,3 +21,4 @@ export * from './console-server.ts';
 export * from './json-body.ts';
 export * from './client-address.ts';
 export * from './metrics-server.ts';
+export * from './ofrep/index.ts';

@@ -8,6 +8,13 @@ import type { IncomingMessage } from 'node:http';
 import type { ReadModel, SecretWrites, SyncGuard } from '@svc/domain';
 import type { StreamHub } from '@svc/sse';
 import { evaluateAbHandler } from './evaluate-ab-handler.ts';
+import {
+  ofrepApiKey,
+  ofrepBulkHandler,
+  ofrepEvaluateHandler,
+  ofrepEventsHandler,
+  type OfrepDeps,
+} from './ofrep/index.ts';
 import type { Route } from './route-table.ts';
 import {
   deleteSecretHandler,
@@ -29,6 +36,8 @@ export interface V1Deps {
   clientAddress: (req: IncomingMessage) => string;
   /** The prepared sync answers, to refresh after changes (made by the sync route when absent). */
   syncAnswers?: SyncAnswers;
+  /** OpenFeature (OFREP) event streams; without them bulk answers name none. */
+  ofrep?: OfrepDeps;
 }
 
 export function v1Routes(deps: V1Deps): Route[] {
@@ -43,5 +52,19 @@ export function v1Routes(deps: V1Deps): Route[] {
       path: '/v1/secrets/{key}/versions/{version}',
       handle: deleteSecretVersionHandler(deps),
     },
+    // OpenFeature Remote Evaluation Protocol: the key as OFREP providers send it.
+    {
+      method: 'POST',
+      path: '/ofrep/v1/evaluate/flags/{key}',
+      key: ofrepApiKey,
+      handle: ofrepEvaluateHandler(deps),
+    },
+    {
+      method: 'POST',
+      path: '/ofrep/v1/evaluate/flags',
+      key: ofrepApiKey,
+      handle: ofrepBulkHandler(deps),
+    },
+    { method: 'GET', path: '/ofrep/v1/events', open: true, handle: ofrepEventsHandler(deps) },
   ];
 }

@@ -1,4 +1,4 @@
-import { AesGcmSealer, decodeRootKey, loadRootKey } from '@svc/crypto';
+import { AesGcmSealer, decodeRootKey, HmacTokenSigner, loadRootKey } from '@svc/crypto';
 import type { Settings } from './settings.ts';
 
 /**
@@ -15,4 +15,13 @@ export function createSealer(settings: Settings): { sealer: AesGcmSealer; source
     .filter((k) => k.trim() !== '')
     .map((k) => decodeRootKey(k, 'SERVICE_ROOT_KEY_PREVIOUS'));
   return { sealer: new AesGcmSealer(key, previous), source };
+}
+
+/**
+ * Signs tokens for `purpose` under a key derived from the root key: every instance that shares
+ * the root key (as all instances on one database must) verifies every other's tokens.
+ */
+export function createTokenSigner(settings: Settings, purpose: string): HmacTokenSigner {
+  const { key } = loadRootKey({ fromEnv: settings.SERVICE_ROOT_KEY, dataDir: settings.dataDir });
+  return new HmacTokenSigner(key, purpose);
 }

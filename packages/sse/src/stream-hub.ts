@@ -4,7 +4,7 @@
  * keep-alives and another closes streams past their age. A client that stops reading is dropped
  * once its buffered bytes pass a bound, so it never costs memory or time of the others.
  */
-import type { AppliedChanges, View } from '@svc/domain';
+import type { AppliedChanges, ItemChange, View } from '@svc/domain';
 import { changeFrames, KEEP_ALIVE, resyncFrame, retryFrame } from './frames.ts';
 import type { StreamSink } from './stream-sink.ts';
 import { ViewHistory, type HistoryLimits } from './view-history.ts';
@@ -56,6 +56,12 @@ export interface StreamSubscription {
 /** Whether one more stream may open: `full` past `maxStreams`, `client` past `maxPerClient`. */
 export type Admission = 'ok' | 'full' | 'client';
 
+/** SSE bytes and the number of events they hold. */
+export interface Frames {
+  frames: Buffer;
+  events: number;
+}
+
 interface Stream {
   readonly sink: StreamSink;
   readonly viewId: string;
@@ -77,7 +83,7 @@ export class StreamHub {
   private readonly byKey = new Map<string, Set<Stream>>();
   private readonly perClient = new Map<string, number>();
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly retry: Buffer;
+  protected readonly retry: Buffer;
   private readonly limits: HistoryLimits;
   private readonly maxBufferedBytes: number;
   private readonly now: () => number;
@@ -147,23 +153,23 @@ export class StreamHub {
     this.options.metrics?.streamsOpen.inc();
     sink.onClose(() => this.remove(stream));
 
-    const replay = lastEventId === undefined ? undefined : entry.history.since(lastEventId);
-    sink.write(Buffer.concat([this.retry, ...(replay?.frames ?? []), resyncFrame(view.revision)]));
-    this.options.metrics?.streamEvents.inc((replay?.events ?? 0) + 1);
+    const { frames, events } = this.opening(view, lastEventId, entry.history);
+    sink.write(frames);
+    this.options.metrics?.streamEvents.inc(events);
   }
 
   /** Sends each view's diff to its streams and closes the streams of revoked keys. */
   publish(applied: AppliedChanges): void {
     for (const { view, changes } of applied.views) {
-      if (changes.length === 0) continue;
       const entry = this.views.get(view.id);
       if (!entry) continue;
-      const frames = changeFrames(view.revision, changes);
-      entry.history.append(view.revision, frames, changes.length);
+      const diff = this.diff(view, changes);
+      if (!diff) continue;
+      entry.history.append(view.revision, diff.frames, diff.events);
       if (entry.streams.size === 0) continue;
       let sent = 0;
-      for (const stream of entry.streams) if (this.send(stream, frames)) sent++;
-      this.options.metrics?.streamEvents.inc(changes.length * sent);
+      for (const stream of entry.streams) if (this.send(stream, diff.frames)) sent++;
+      this.options.metrics?.streamEvents.inc(diff.events * sent);
     }
     for (const keyId of applied.revokedKeyIds) {
       for (const stream of this.byKey.get(keyId) ?? []) this.end(stream);
@@ -192,6 +198,24 @@ export class StreamHub {
     await Promise.race([Promise.all(sinks.map((sink) => sink.finished())), late]);
     clearTimeout(timer);
     for (const sink of sinks) sink.destroy();
+  }
+
+  /**
+   * The bytes a new stream starts with: `retry`, the diffs after `lastEventId` when `history`
+   * still holds them all, then `resync`. (A hub with other frames overrides this and `diff`.)
+   */
+  protected opening(view: View, lastEventId: number | undefined, history: ViewHistory): Frames {
+    const replay = lastEventId === undefined ? undefined : history.since(lastEventId);
+    return {
+      frames: Buffer.concat([this.retry, ...(replay?.frames ?? []), resyncFrame(view.revision)]),
+      events: (replay?.events ?? 0) + 1,
+    };
+  }
+
+  /** The bytes of one view's diff, the same for each of its streams; undefined to send none. */
+  protected diff(view: View, changes: readonly ItemChange[]): Frames | undefined {
+    if (changes.length === 0) return undefined;
+    return { frames: changeFrames(view.revision, changes), events: changes.length };
   }
 
   private viewStreams(view: View): ViewStreams {

@@ -44,6 +44,7 @@ export interface Principal {
 }
 
 export interface AppliedChanges {
+  /** Every view replaced, with its item changes (none when only a flag's targeting changed). */
   views: ViewChange[];
   /** Keys revoked in this batch: their streams close. */
   revokedKeyIds: string[];
@@ -102,6 +103,11 @@ export class ReadModel {
     const view = this.views.get(principal.viewId);
     if (!view) throw new Error(`view ${principal.viewId} is not loaded`);
     return view;
+  }
+
+  /** Whether the key with this id can authenticate (it exists and is not revoked). */
+  isKeyActive(keyId: string): boolean {
+    return this.keyHashById.has(keyId);
   }
 
   workspaceBySlug(slug: string): Workspace | undefined {
@@ -172,7 +178,9 @@ export class ReadModel {
     for (const [projectId, updates] of reads.items) {
       for (const changed of this.projectViews.get(projectId)?.apply(updates) ?? []) {
         this.views.set(changed.view.id, changed.view);
-        if (changed.changes.length > 0) views.push(changed);
+        // Targeting-only edits too (no item changed): /v1/stream skips them, OFREP event
+        // streams tell their clients to evaluate again.
+        views.push(changed);
       }
     }
     // Keys last, so that a new key never authenticates before its view exists.

@@ -1,6 +1,6 @@
 /**
  * bench/client: the TypeScript client against the real apps (separate processes, loopback).
- *   node --expose-gc --import tsx bench/client/run.ts [--items 10000] [--creates 50]
+ *   node --expose-gc --import tsx bench/client/run.ts [--items 10000] [--creates 50] [--python]
  *
  * 1. reads: getFlag / getConfig operations per second from the cache, beside a plain Map.get on
  *    the same keys in the same run (the floor any cache lookup pays), median of 5 interleaved
@@ -10,12 +10,14 @@
  * 3. memory: heap growth of this process (after a full GC) for one client holding the large snapshot
  *    (default 10,000 items: 6,000 configs, 3,000 flags, 1,000 secrets), and what stays after
  *    close().
- * Prints a markdown table and writes bench/client/results.json.
+ * Prints a markdown table and writes bench/client/results.json. With --python, the Python client
+ * (bench/client/python.ts) is measured the same way right after, on the same apps and data.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServiceClient, silentLogger } from '../../packages/client/src/index.ts';
 import { repoRoot, startApps, type Apps } from '../lib/processes.ts';
+import { printPython, runPythonBench } from './python.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -184,6 +186,9 @@ try {
     ]),
   );
   await client.close();
+  // The reads above kept the event loop busy for many seconds: let fetch notice the pooled
+  // connections the api closed meanwhile (keep-alive timeout), or the next request reuses one.
+  await new Promise((r) => setTimeout(r, 200));
 
   // create() to ready.
   const createTimes: Record<string, { p50: number; p99: number; max: number }> = {};
@@ -207,12 +212,22 @@ try {
     };
   }
 
+  // The Python client, on the same apps and projects (see python.ts).
+  const python = process.argv.includes('--python')
+    ? runPythonBench(
+        apps,
+        { small: ['small', small.key], large: ['large', large.key] },
+        { items: ITEMS, creates: CREATES },
+      )
+    : undefined;
+
   const results = {
     date: new Date().toISOString(),
     node: process.version,
     reads,
     createTimes,
     memory,
+    ...(python && { python }),
   };
   writeFileSync(
     join(repoRoot, 'bench/client/results.json'),
@@ -230,6 +245,7 @@ try {
     `\nmemory with ${ITEMS} items (snapshot ${(memory.snapshotBytes / 1024).toFixed(0)} KB of JSON): ` +
       `heap +${memory.heapMB.toFixed(1)} MB while open, ${memory.retainedAfterCloseMB.toFixed(1)} MB after close()`,
   );
+  if (python) printPython(python);
 } finally {
   await apps.stop();
 }

@@ -1,6 +1,7 @@
 """Runs a check of the Python client in its own virtual environment, made or refreshed first.
 
     python3 scripts/run.py typecheck|lint|test [extra arguments for the tool]
+    python3 scripts/run.py python [arguments]     (the venv's python: bench/client runs this way)
 
 The venv lives in ``.venv`` beside ``pyproject.toml`` (git-ignored). It is created with the
 ``python3`` that runs this script and gets ``pip install -e '.[dev]'`` whenever
@@ -21,12 +22,18 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent
 VENV = PACKAGE / ".venv"
 STAMP = VENV / ".svc-installed"
+BENCH = str(PACKAGE.parent.parent / "bench" / "client" / "python_bench.py")
 MINIMUM = (3, 9)
 
-TOOLS = {
+TOOLS: dict[str, list[list[str]]] = {
     "typecheck": [["-m", "mypy"]],
-    "lint": [["-m", "ruff", "check", "."], ["-m", "ruff", "format", "--check", "."]],
+    # The bench's Python half (bench/client/python_bench.py) is checked with this package.
+    "lint": [
+        ["-m", "ruff", "check", "--config", "pyproject.toml", ".", BENCH],
+        ["-m", "ruff", "format", "--check", "--config", "pyproject.toml", ".", BENCH],
+    ],
     "test": [["-m", "pytest"]],
+    "python": [[]],
 }
 
 
@@ -68,7 +75,8 @@ def main() -> int:
     status = 0
     for arguments in TOOLS[sys.argv[1]]:
         command = [str(venv_python()), *arguments, *sys.argv[2:]]
-        status = subprocess.run(command, cwd=PACKAGE, check=False).returncode or status
+        cwd = None if sys.argv[1] == "python" else PACKAGE  # plain python: the caller's folder
+        status = subprocess.run(command, cwd=cwd, check=False).returncode or status
     return status
 
 

@@ -25,10 +25,14 @@ from ._snapshot import SecretEntry
 _live_folders: set[str] = set()
 _live_lock = threading.Lock()
 _exit_hook_installed = False
+_exiting = False
 
 
 def _remove_live_folders() -> None:
+    global _exiting  # noqa: PLW0603  (set once, at interpreter exit)
     with _live_lock:
+        # Daemon threads (a client's stream) still run during exit: no file is written after this.
+        _exiting = True
         folders = list(_live_folders)
         _live_folders.clear()
     for folder in folders:
@@ -110,6 +114,8 @@ class FileSecrets:
         return path
 
     def _private_folder(self) -> str:
+        if _exiting:
+            raise OSError("the interpreter is exiting")
         if self._folder is None:
             folder = tempfile.mkdtemp(prefix="service-client-", dir=self._parent)
             os.chmod(folder, 0o700)

@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ItemChange, ItemId, View } from '@svc/domain';
+import { ViewItems, type ItemChange, type View } from '@svc/domain';
 import { StreamHub, type StreamHubOptions } from '@svc/sse';
 import { openStalledStream, openStream } from '@svc/sse/testing';
 import {
@@ -20,7 +20,7 @@ function view(id: string, revision: number): View {
     serviceId: null,
     keyType: 'sk',
     revision,
-    items: new Map<ItemId, string>(),
+    items: ViewItems.empty(),
     flags: new Map(),
     body: '{}',
     etag: '"x"',

@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
-import type { View } from '@svc/domain';
+import { ViewItems, type View } from '@svc/domain';
 import {
   acceptedCodings,
   MIN_ENCODED_BYTES,
@@ -20,7 +20,7 @@ function viewOf(size: number, revision = 1, id = 'p|svc|sk'): View {
     serviceId: 'svc',
     keyType: 'sk',
     revision,
-    items: new Map(),
+    items: ViewItems.empty(),
     flags: new Map(),
     body,
     etag: `"etag-${size}-${revision}"`,

@@ -1,19 +1,25 @@
 /**
  * The views of one project, kept current one item at a time. A change replaces one value of one
  * scope; only the views that can see that scope are touched, only the changed items are
- * recomputed, and only a view whose items changed is rendered again. Secrets are opened once
- * per version, not once per view.
+ * recomputed, and a view's items are persistent trees changed copy-on-write: a change costs the
+ * same in a project of 100 items as in one of 100,000. Each value is made into its snapshot
+ * fragment once (shared by every view that shows it); secrets are opened once per version.
  */
 import type { KeyType } from '../api-key-format.ts';
-import type { ConfigEntry, FlagEntry, SecretVersion } from '../model.ts';
+import type { ConfigEntry, FlagEntry, SecretVersion, ValueKind } from '../model.ts';
 import type { Digest, ProjectState } from '../ports.ts';
 import {
+  emptyFlags,
   itemId,
   parseItemId,
-  renderSnapshot,
   secretJson,
+  SnapshotView,
+  ViewItem,
+  ViewItems,
   viewId,
+  type FlagTree,
   type ItemChange,
+  type ItemEdit,
   type ItemId,
   type OpenSecret,
   type View,
@@ -36,18 +42,24 @@ export type ItemUpdate = {
   | { kind: 'secret'; key: string; entry: SecretVersion | undefined }
 );
 
+/** A value of one scope with the item views show for it (made once, shared). */
+interface Held<T> {
+  entry: T;
+  item: ViewItem;
+}
+
 /** One scope's values: the project level or one service's. */
 interface ScopeValues {
-  configs: Map<string, ConfigEntry>;
-  flags: Map<string, FlagEntry>;
-  /** The current version of each secret, with its snapshot JSON (opened once). */
-  secrets: Map<string, { version: SecretVersion; json: string }>;
+  configs: Map<string, Held<ConfigEntry>>;
+  flags: Map<string, Held<FlagEntry>>;
+  /** The current version of each secret (opened once). */
+  secrets: Map<string, Held<SecretVersion>>;
 }
 
 const KEY_TYPES: KeyType[] = ['sk', 'pk'];
 const PROJECT_LEVEL = '';
 
-/** What the views of one project need: how to open a secret and how to digest a body. */
+/** What the views of one project need: how to open a secret and how to digest a text. */
 export interface ProjectViewsDeps {
   open: OpenSecret;
   digest: Digest;
@@ -61,24 +73,29 @@ export interface ProjectViewsDeps {
 
 export class ProjectViews {
   private readonly scopes = new Map<string, ScopeValues>();
-  private readonly views = new Map<string, View>();
+  private readonly views = new Map<string, SnapshotView>();
 
   private constructor(
     private readonly projectId: string,
     private readonly deps: ProjectViewsDeps,
   ) {}
 
-  /** Every view of the project, built from its whole state. */
+  /**
+   * Every view of the project, built from its whole state: the project level's from all its
+   * values, each service's from the project level's trees with the service's own keys redone.
+   */
   static build(state: ProjectState, deps: ProjectViewsDeps): ProjectViews {
     const pv = new ProjectViews(state.project.id, deps);
     pv.putScope(null, state);
     for (const service of state.services) pv.putScope(service.id, state);
-    for (const serviceId of [null, ...state.services.map((s) => s.id)]) {
-      for (const keyType of KEY_TYPES) {
-        const { items, flags } = pv.content(serviceId, keyType);
-        pv.views.set(
-          viewId(state.project.id, serviceId, keyType),
-          pv.render(serviceId, keyType, state.project.revision, items, flags),
+    const revision = state.project.revision;
+    for (const keyType of KEY_TYPES) {
+      const base = pv.derive(null, keyType, ViewItems.empty(), emptyFlags());
+      pv.putView(new SnapshotView(pv.projectId, null, keyType, revision, ...base, deps.digest));
+      for (const service of state.services) {
+        const own = pv.derive(service.id, keyType, ...base);
+        pv.putView(
+          new SnapshotView(pv.projectId, service.id, keyType, revision, ...own, deps.digest),
         );
       }
     }
@@ -96,16 +113,15 @@ export class ProjectViews {
   addService(serviceId: string): View[] {
     if (this.scopes.has(serviceId)) return [];
     this.scopes.set(serviceId, emptyScope());
-    const added: View[] = [];
-    for (const keyType of KEY_TYPES) {
-      const { items, flags } = this.content(serviceId, keyType);
-      // Its content is the project level's: so is its revision.
-      const { revision } = this.views.get(viewId(this.projectId, null, keyType))!;
-      const view = this.render(serviceId, keyType, revision, items, flags);
-      this.views.set(view.id, view);
-      added.push(view);
-    }
-    return added;
+    return KEY_TYPES.map((keyType) => {
+      // Its content is the project level's: so are its items, flags, revision and ETag.
+      const base = this.views.get(viewId(this.projectId, null, keyType))!;
+      const { revision, items, flags, etag } = base;
+      const view = new SnapshotView(this.projectId, serviceId, keyType, revision, items, flags, {
+        etag,
+      });
+      return this.putView(view);
+    });
   }
 
   /**
@@ -142,64 +158,80 @@ export class ProjectViews {
     return changed;
   }
 
+  private putView(view: SnapshotView): SnapshotView {
+    this.views.set(view.id, view);
+    return view;
+  }
+
   /** The view with the touched items recomputed; undefined when nothing about it changed. */
-  private recompute(previous: View, itemRevisions: Map<ItemId, number>): ViewChange | undefined {
+  private recompute(
+    previous: SnapshotView,
+    itemRevisions: Map<ItemId, number>,
+  ): { view: SnapshotView; changes: ItemChange[] } | undefined {
     const { serviceId, keyType } = previous;
-    let items: Map<ItemId, string> | undefined;
-    let flags: Map<string, FlagEntry> | undefined;
+    let flags: FlagTree | undefined;
     let revision = previous.revision;
+    const edits: ItemEdit[] = [];
     const changes: ItemChange[] = [];
     for (const [id, itemRevision] of itemRevisions) {
       const { kind, key } = parseItemId(id);
       if (kind === 'flag') {
         // Targeting edits change no item but must reach evaluate-ab.
-        const flag = this.effective(serviceId, (s) => s.flags.get(key));
+        const flag = this.effective(serviceId, (s) => s.flags.get(key))?.entry;
         if (flag !== previous.flags.get(key)) {
-          flags ??= new Map(previous.flags);
+          flags ??= previous.flags.clone();
           if (flag) flags.set(key, flag);
           else flags.delete(key);
         }
       }
-      const json = this.itemJson(serviceId, keyType, id);
-      if (json === previous.items.get(id)) continue;
-      items ??= new Map(previous.items);
-      if (json === undefined) {
-        items.delete(id);
-        changes.push({ id, op: 'delete' });
-      } else {
-        items.set(id, json);
-        changes.push({ id, op: 'upsert', json });
-      }
+      const item = this.itemOf(serviceId, keyType, kind, key);
+      // Same bytes (or absent before and after): nothing for this view's clients.
+      if (item?.fragment === previous.items.item(kind, key)?.fragment) continue;
+      edits.push({ kind, key, item });
+      changes.push(item ? { id, op: 'upsert', json: item.json } : { id, op: 'delete' });
       revision = Math.max(revision, itemRevision);
     }
-    if (items) {
-      const view = this.render(serviceId, keyType, revision, items, flags ?? previous.flags);
+    if (edits.length > 0) {
+      const items = previous.items.with(edits);
+      const view = new SnapshotView(
+        this.projectId,
+        serviceId,
+        keyType,
+        revision,
+        items,
+        flags ?? previous.flags,
+        this.deps.digest,
+      );
       return { view, changes };
     }
     // Same items, same bytes and ETag (clients keep their 304); only the targeting changed.
-    return flags ? { view: { ...previous, flags }, changes } : undefined;
+    return flags ? { view: previous.withFlags(flags), changes } : undefined;
   }
 
-  private content(
+  /**
+   * The items and flags of a view of `serviceId` (or the project level), from `items` and
+   * `flags` (the project level's, or empty) with every key of that scope redone.
+   */
+  private derive(
     serviceId: string | null,
     keyType: KeyType,
-  ): { items: Map<ItemId, string>; flags: Map<string, FlagEntry> } {
-    const ids = new Set<ItemId>();
-    for (const scope of this.visibleScopes(serviceId)) {
-      for (const key of scope.configs.keys()) ids.add(itemId('config', key));
-      for (const key of scope.flags.keys()) ids.add(itemId('flag', key));
-      for (const key of scope.secrets.keys()) ids.add(itemId('secret', key));
+    items: ViewItems,
+    flags: FlagTree,
+  ): [ViewItems, FlagTree] {
+    const scope = this.scopes.get(serviceId ?? PROJECT_LEVEL)!;
+    const edits: ItemEdit[] = [];
+    const redo = (kind: ValueKind, key: string) => {
+      const item = this.itemOf(serviceId, keyType, kind, key);
+      if (item !== items.item(kind, key)) edits.push({ kind, key, item });
+    };
+    for (const key of scope.configs.keys()) redo('config', key);
+    for (const key of scope.secrets.keys()) redo('secret', key);
+    if (scope.flags.size > 0) flags = flags.clone();
+    for (const [key, held] of scope.flags) {
+      redo('flag', key);
+      flags.set(key, held.entry);
     }
-    const items = new Map<ItemId, string>();
-    const flags = new Map<string, FlagEntry>();
-    for (const id of ids) {
-      const json = this.itemJson(serviceId, keyType, id);
-      if (json !== undefined) items.set(id, json);
-      const { kind, key } = parseItemId(id);
-      const flag = kind === 'flag' ? this.effective(serviceId, (s) => s.flags.get(key)) : undefined;
-      if (flag) flags.set(key, flag);
-    }
-    return { items, flags };
+    return [edits.length > 0 ? items.with(edits) : items, flags];
   }
 
   /**
@@ -207,19 +239,20 @@ export class ProjectViews {
    * value overrides the project's; public keys see public configs (the filter applies after
    * the overlay, so a private override hides a public value), every flag and no secret.
    */
-  private itemJson(serviceId: string | null, keyType: KeyType, id: ItemId): string | undefined {
-    const { kind, key } = parseItemId(id);
+  private itemOf(
+    serviceId: string | null,
+    keyType: KeyType,
+    kind: ValueKind,
+    key: string,
+  ): ViewItem | undefined {
     if (kind === 'config') {
       const config = this.effective(serviceId, (s) => s.configs.get(key));
-      if (!config || (keyType === 'pk' && !config.isPublic)) return undefined;
-      return config.valueJson;
+      if (!config || (keyType === 'pk' && !config.entry.isPublic)) return undefined;
+      return config.item;
     }
-    if (kind === 'flag') {
-      const flag = this.effective(serviceId, (s) => s.flags.get(key));
-      return flag && (flag.isActive ? 'true' : 'false');
-    }
+    if (kind === 'flag') return this.effective(serviceId, (s) => s.flags.get(key))?.item;
     if (keyType === 'pk') return undefined;
-    return this.effective(serviceId, (s) => s.secrets.get(key))?.json;
+    return this.effective(serviceId, (s) => s.secrets.get(key))?.item;
   }
 
   private effective<T>(
@@ -230,12 +263,6 @@ export class ProjectViews {
     return (service && pick(service)) ?? pick(this.scopes.get(PROJECT_LEVEL)!);
   }
 
-  private visibleScopes(serviceId: string | null): ScopeValues[] {
-    const project = this.scopes.get(PROJECT_LEVEL)!;
-    const service = serviceId === null ? undefined : this.scopes.get(serviceId);
-    return service ? [project, service] : [project];
-  }
-
   private serviceIds(): Array<string | null> {
     return [...this.scopes.keys()].map((id) => (id === PROJECT_LEVEL ? null : id));
   }
@@ -243,11 +270,11 @@ export class ProjectViews {
   private putScope(serviceId: string | null, state: ProjectState): void {
     const scopeKey = serviceId ?? PROJECT_LEVEL;
     const scope = emptyScope();
-    for (const c of state.configs.get(scopeKey) ?? []) scope.configs.set(c.key, c);
-    for (const f of state.flags.get(scopeKey) ?? []) scope.flags.set(f.key, f);
+    for (const c of state.configs.get(scopeKey) ?? []) scope.configs.set(c.key, this.config(c));
+    for (const f of state.flags.get(scopeKey) ?? []) scope.flags.set(f.key, this.flag(f));
     for (const s of state.secrets.get(scopeKey) ?? []) {
       const json = this.openedJson(s, serviceId);
-      if (json !== undefined) scope.secrets.set(s.key, { version: s, json });
+      if (json !== undefined) scope.secrets.set(s.key, this.held('secret', s.key, s, json));
     }
     this.scopes.set(scopeKey, scope);
   }
@@ -255,23 +282,35 @@ export class ProjectViews {
   /** Takes the update into the scope; false when it is skipped (a secret that cannot be opened). */
   private putItem(scope: ScopeValues, update: ItemUpdate): boolean {
     if (update.kind === 'config') {
-      if (update.entry) scope.configs.set(update.key, update.entry);
+      if (update.entry) scope.configs.set(update.key, this.config(update.entry));
       else scope.configs.delete(update.key);
     } else if (update.kind === 'flag') {
-      if (update.entry) scope.flags.set(update.key, update.entry);
+      if (update.entry) scope.flags.set(update.key, this.flag(update.entry));
       else scope.flags.delete(update.key);
     } else if (update.entry) {
       const current = scope.secrets.get(update.key);
       // The same version opens to the same value: keep it rather than open it again.
-      if (current?.version.version !== update.entry.version) {
+      if (current?.entry.version !== update.entry.version) {
         const json = this.openedJson(update.entry, update.serviceId);
         if (json === undefined) return false;
-        scope.secrets.set(update.key, { version: update.entry, json });
+        scope.secrets.set(update.key, this.held('secret', update.key, update.entry, json));
       }
     } else {
       scope.secrets.delete(update.key);
     }
     return true;
+  }
+
+  private config(entry: ConfigEntry): Held<ConfigEntry> {
+    return this.held('config', entry.key, entry, entry.valueJson);
+  }
+
+  private flag(entry: FlagEntry): Held<FlagEntry> {
+    return this.held('flag', entry.key, entry, entry.isActive ? 'true' : 'false');
+  }
+
+  private held<T>(kind: ValueKind, key: string, entry: T, json: string): Held<T> {
+    return { entry, item: new ViewItem(kind, key, json, this.deps.digest) };
   }
 
   /** The secret's snapshot JSON; undefined when it cannot be opened (and that was reported). */
@@ -285,27 +324,6 @@ export class ProjectViews {
       return undefined;
     }
     return secretJson(secret, plaintext);
-  }
-
-  private render(
-    serviceId: string | null,
-    keyType: KeyType,
-    revision: number,
-    items: ReadonlyMap<ItemId, string>,
-    flags: ReadonlyMap<string, FlagEntry>,
-  ): View {
-    const body = renderSnapshot(revision, keyType, items);
-    return {
-      id: viewId(this.projectId, serviceId, keyType),
-      projectId: this.projectId,
-      serviceId,
-      keyType,
-      revision,
-      items,
-      flags,
-      body,
-      etag: `"${this.deps.digest(body)}"`,
-    };
   }
 }
 

@@ -1,44 +1,90 @@
 /**
  * A view is what one kind of key sees of a project: project-level values overlaid by one
  * service's values (or project level only), public keys filtered to public configs, flags and
- * no secrets. Each view holds its items as wire JSON, its snapshot body and ETag, so sync
- * answers with no query and no serialization.
+ * no secrets. Each view holds its items as snapshot fragments in persistent trees, and its
+ * ETag, so a change costs what it touches and sync answers with no query and no serialization.
  */
 import type { KeyType } from '../api-key-format.ts';
-import type { FlagEntry, SecretVersion, ValueKind } from '../model.ts';
+import { SortedTree } from './sorted-tree.ts';
+import type { FlagEntry, SecretVersion } from '../model.ts';
+import type { Digest } from '../ports.ts';
+import type { ItemId, ViewItems } from './view-items.ts';
 
-/** `config:db.pool`, `flag:checkout.v2`, `secret:stripe.api_key`. */
-export type ItemId = `${ValueKind}:${string}`;
+export {
+  itemId,
+  parseItemId,
+  ViewItem,
+  ViewItems,
+  type ItemEdit,
+  type ItemId,
+} from './view-items.ts';
+
+/**
+ * A view's flags by key: a persistent sorted map too (cloned in O(1) when one changes). It is a
+ * ReadonlyMap: sorted-btree sets `[Symbol.iterator]` (its `entries`), which its typings omit.
+ */
+export type FlagTree = SortedTree<FlagEntry> & ReadonlyMap<string, FlagEntry>;
+
+export function emptyFlags(): FlagTree {
+  return new SortedTree<string, FlagEntry>() as FlagTree;
+}
 
 export interface View {
   /** `projectId|serviceId|keyType` (serviceId empty for project level). */
-  id: string;
-  projectId: string;
-  serviceId: string | null;
-  keyType: KeyType;
+  readonly id: string;
+  readonly projectId: string;
+  readonly serviceId: string | null;
+  readonly keyType: KeyType;
   /** The revision of the last change that altered this view. */
-  revision: number;
-  /** Each item's value as it appears in the snapshot, as JSON text. */
-  items: ReadonlyMap<ItemId, string>;
+  readonly revision: number;
+  /** Each item's value as it appears in the snapshot, as JSON text (sections in order, keys sorted). */
+  readonly items: ViewItems;
   /** The flags this view sees, with their targeting (for AB evaluation). */
-  flags: ReadonlyMap<string, FlagEntry>;
-  /** The `/v1/sync` body. */
-  body: string;
-  /** Strong ETag, quotes included. */
-  etag: string;
+  readonly flags: ReadonlyMap<string, FlagEntry>;
+  /** The `/v1/sync` body, rendered from the items' fragments on first use, then kept. */
+  readonly body: string;
+  /**
+   * Strong ETag, quotes included: a digest of the revision, the key type and the items'
+   * fingerprint, so it follows a change in O(1) and equal views have equal ETags everywhere.
+   */
+  readonly etag: string;
 }
 
 export function viewId(projectId: string, serviceId: string | null, keyType: KeyType): string {
   return `${projectId}|${serviceId ?? ''}|${keyType}`;
 }
 
-export function itemId(kind: ValueKind, key: string): ItemId {
-  return `${kind}:${key}`;
-}
+/** A view as ProjectViews keeps it: its items and flags as persistent trees. */
+export class SnapshotView implements View {
+  readonly id: string;
+  readonly etag: string;
+  private rendered: string | undefined;
 
-export function parseItemId(id: ItemId): { kind: ValueKind; key: string } {
-  const colon = id.indexOf(':');
-  return { kind: id.slice(0, colon) as ValueKind, key: id.slice(colon + 1) };
+  constructor(
+    readonly projectId: string,
+    readonly serviceId: string | null,
+    readonly keyType: KeyType,
+    readonly revision: number,
+    readonly items: ViewItems,
+    readonly flags: FlagTree,
+    digestOrEtag: Digest | { etag: string },
+  ) {
+    this.id = viewId(projectId, serviceId, keyType);
+    this.etag =
+      typeof digestOrEtag === 'function'
+        ? `"${digestOrEtag(`${revision}|${keyType}|${items.fingerprint}`)}"`
+        : digestOrEtag.etag;
+  }
+
+  get body(): string {
+    return (this.rendered ??= this.items.render(this.revision, this.keyType));
+  }
+
+  /** The same items, revision and ETag with other flags (a targeting edit: same bytes). */
+  withFlags(flags: FlagTree): SnapshotView {
+    const { projectId, serviceId, keyType, revision, items, etag } = this;
+    return new SnapshotView(projectId, serviceId, keyType, revision, items, flags, { etag });
+  }
 }
 
 /** Opens a secret version to its plaintext. */
@@ -53,32 +99,6 @@ export function secretJson(secret: SecretVersion, plaintext: string): string {
     version: secret.version,
     ...fileName,
   });
-}
-
-const SECTIONS: Array<[ValueKind, string]> = [
-  ['config', 'configs'],
-  ['flag', 'flags'],
-  ['secret', 'secrets'],
-];
-
-/** The `/v1/sync` body, keys sorted so that equal views give equal bytes. */
-export function renderSnapshot(
-  revision: number,
-  keyType: KeyType,
-  items: ReadonlyMap<ItemId, string>,
-): string {
-  const sorted = [...items.keys()].sort();
-  let body = `{"revision":${revision},"key_type":"${keyType}"`;
-  for (const [kind, section] of SECTIONS) {
-    if (kind === 'secret' && keyType === 'pk') continue;
-    const members: string[] = [];
-    for (const id of sorted) {
-      const { kind: itemKind, key } = parseItemId(id);
-      if (itemKind === kind) members.push(`${JSON.stringify(key)}:${items.get(id)}`);
-    }
-    body += `,"${section}":{${members.join(',')}}`;
-  }
-  return body + '}';
 }
 
 export interface ItemChange {

@@ -38,6 +38,13 @@ export async function runCommand(argv: readonly string[], options: RunOptions): 
   if (!baseUrl) throw new CliError('no base URL: pass --base-url or set SERVICE_BASE_URL');
   if (!apiKey) throw new CliError('no API key: pass --api-key or set SERVICE_API_KEY');
 
+  // Signals are caught from here on: one during the sync ends svc after its cleanup.
+  const supervisor = new Supervisor({
+    command,
+    args,
+    gracePeriodMs: options.gracePeriod * 1000,
+    say,
+  });
   let client: ServiceClient;
   try {
     client = await ServiceClient.create({
@@ -48,6 +55,7 @@ export async function runCommand(argv: readonly string[], options: RunOptions): 
       logger,
     });
   } catch (error) {
+    supervisor.close();
     if (error instanceof TypeError) throw new CliError(error.message);
     const cause = error instanceof ServiceInitError ? error.cause : error;
     throw new CliError(`the sync failed: ${cause instanceof Error ? cause.message : cause}`, 1, {
@@ -57,12 +65,6 @@ export async function runCommand(argv: readonly string[], options: RunOptions): 
   try {
     const override = options.override === true;
     let current = childEnvironment(client, process.env, override);
-    const supervisor = new Supervisor({
-      command,
-      args,
-      gracePeriodMs: options.gracePeriod * 1000,
-      say,
-    });
     supervisor.start(current.env);
     if (options.watch) {
       client.onChange(() => {
@@ -82,6 +84,7 @@ export async function runCommand(argv: readonly string[], options: RunOptions): 
     }
     return await supervisor.done;
   } finally {
+    supervisor.close();
     // Removes the file secrets' private folder.
     await client.close();
   }

@@ -40,22 +40,35 @@ export class Supervisor {
   private resolveDone!: (status: number) => void;
   /** The command's exit status, once it ended for good (not for a restart). */
   readonly done = new Promise<number>((resolve) => (this.resolveDone = resolve));
+  /** The signal svc received before the command started, if any: it never starts then. */
+  private early: NodeJS.Signals | undefined;
   private readonly forward = (signal: NodeJS.Signals) => {
     // A signal to svc is meant for the command; one that arrives mid-restart cancels the restart.
     this.stopping = true;
     this.pendingEnv = undefined;
-    this.child?.kill(signal);
+    if (this.child === undefined) this.early ??= signal;
+    else this.child.kill(signal);
   };
 
+  /** Catches the forwarded signals from now on (so none kills svc before its cleanup). */
   constructor(private readonly options: SupervisorOptions) {
     for (const signal of FORWARDED) process.on(signal, this.forward);
-    void this.done.then(() => {
-      for (const signal of FORWARDED) process.off(signal, this.forward);
-    });
   }
 
-  /** Starts the command with `env`. */
+  /** Stops catching signals. */
+  close(): void {
+    for (const signal of FORWARDED) process.off(signal, this.forward);
+  }
+
+  /**
+   * Starts the command with `env`; when a signal came first, it does not, and `done` is the
+   * status that signal would have given.
+   */
   start(env: NodeJS.ProcessEnv): void {
+    if (this.early !== undefined) {
+      this.resolveDone(exitStatus(null, this.early));
+      return;
+    }
     const { command, args, say } = this.options;
     const child = spawn(command, args, { env, stdio: 'inherit' });
     this.child = child;

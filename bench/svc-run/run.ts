@@ -11,6 +11,8 @@
  *      (fetch, JSON) and exits: what any process that wants its values pays;
  *    - `svc run -- true`: sync, variables, file secrets written, `true` spawned and awaited,
  *      files removed. Its overhead is svc minus the baseline of the same round.
+ *    Each is timed by `rusage.py` (fork, exec, wait4): the wall time, and the CPU time the
+ *    process and its children used, which does not grow while other processes hold the cores.
  * 2. `svc run --watch -- sh -c 'echo "start $BENCH_VALUE"; exec sleep 600'`: per round, a
  *    console PUT of `bench.value`, timed from just before the request to the restarted command's
  *    line on svc's standard output; beside it, in the same round, the change's arrival on a plain
@@ -19,6 +21,7 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, startApps, type Apps } from '../lib/processes.ts';
 
@@ -64,13 +67,16 @@ async function seed(apps: Apps): Promise<string> {
   }
 }
 
-/** Wall time of one process from spawn to exit, in ms; throws unless it exits 0. */
-function timed(args: string[], env: NodeJS.ProcessEnv): number {
-  const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0) throw new Error(`${args.join(' ')}: ${result.status} ${result.stderr}`);
-  return ms;
+/** One process's wall time from start to exit and the CPU time it and its children used, in ms. */
+function timed(args: string[], env: NodeJS.ProcessEnv): { wall: number; cpu: number } {
+  const rusage = join(repoRoot, 'bench/svc-run/rusage.py');
+  const result = spawnSync('python3', [rusage, process.execPath, ...args], {
+    env,
+    encoding: 'utf8',
+  });
+  const answer = JSON.parse(result.stdout) as { status: number; wall_ms: number; cpu_ms: number };
+  if (answer.status !== 0) throw new Error(`${args.join(' ')}: ${answer.status} ${result.stderr}`);
+  return { wall: answer.wall_ms, cpu: answer.cpu_ms };
 }
 
 function stats(samples: number[]) {
@@ -81,23 +87,36 @@ function stats(samples: number[]) {
 }
 
 function startToExit(env: NodeJS.ProcessEnv) {
-  const samples = { floor: [] as number[], baseline: [] as number[], svc: [] as number[] };
-  const overhead: number[] = [];
+  const cases = {
+    floor: ['-e', '0'],
+    baseline: ['-e', SYNC],
+    svc: [svcBin, 'run', '--', 'true'],
+  };
+  const wall = { floor: [] as number[], baseline: [] as number[], svc: [] as number[] };
+  const cpu = { floor: [] as number[], baseline: [] as number[], svc: [] as number[] };
+  const overhead = { wall: [] as number[], cpu: [] as number[] };
   for (let i = 0; i < WARMUP + RUNS; i++) {
-    const floor = timed(['-e', '0'], env);
-    const baseline = timed(['-e', SYNC], env);
-    const svc = timed([svcBin, 'run', '--', 'true'], env);
+    const round = {
+      floor: timed(cases.floor, env),
+      baseline: timed(cases.baseline, env),
+      svc: timed(cases.svc, env),
+    };
     if (i < WARMUP) continue;
-    samples.floor.push(floor);
-    samples.baseline.push(baseline);
-    samples.svc.push(svc);
-    overhead.push(svc - baseline);
+    for (const name of ['floor', 'baseline', 'svc'] as const) {
+      wall[name].push(round[name].wall);
+      cpu[name].push(round[name].cpu);
+    }
+    overhead.wall.push(round.svc.wall - round.baseline.wall);
+    overhead.cpu.push(round.svc.cpu - round.baseline.cpu);
   }
-  return {
+  const table = (samples: typeof wall) => ({
     floor: stats(samples.floor),
     baseline: stats(samples.baseline),
     svc: stats(samples.svc),
-    overhead: stats(overhead),
+  });
+  return {
+    wall: { ...table(wall), overhead: stats(overhead.wall) },
+    cpu: { ...table(cpu), overhead: stats(overhead.cpu) },
   };
 }
 
@@ -171,18 +190,29 @@ try {
     SERVICE_BASE_URL: `http://127.0.0.1:${apps.apiPort}/bench`,
     SERVICE_API_KEY: key,
   };
+  const loadBefore = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
   const run = startToExit(env);
   const watch = await watchRestarts(apps, env);
   const ms = (s: { p50: number; p99: number; max: number }) => `${s.p50} | ${s.p99} | ${s.max}`;
+  const rows = (t: typeof run.wall) => `| floor: node -e 0 | ${ms(t.floor)} |
+| baseline: node -e <sync> | ${ms(t.baseline)} |
+| svc run -- true | ${ms(t.svc)} |
+| svc overhead (svc - baseline, same round) | ${ms(t.overhead)} |`;
   console.info(`
-node ${process.version}, ${RUNS} runs (after ${WARMUP} warm-up runs each), ${ROUNDS} watch rounds
+node ${process.version}, ${RUNS} runs (after ${WARMUP} warm-up runs each), ${ROUNDS} watch rounds;
+load average before: ${loadBefore}, after: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}
 
-| start to exit (ms) | p50 | p99 | max |
+| start to exit, wall (ms) | p50 | p99 | max |
 |---|---|---|---|
-| floor: node -e 0 | ${ms(run.floor)} |
-| baseline: node -e <sync> | ${ms(run.baseline)} |
-| svc run -- true | ${ms(run.svc)} |
-| svc overhead (svc - baseline, same round) | ${ms(run.overhead)} |
+${rows(run.wall)}
+
+| CPU time, user + system (ms) | p50 | p99 | max |
+|---|---|---|---|
+${rows(run.cpu)}
 
 | svc run --watch: console PUT to ... (ms) | p50 | p99 | max |
 |---|---|---|---|
@@ -193,7 +223,7 @@ node ${process.version}, ${RUNS} runs (after ${WARMUP} warm-up runs each), ${ROU
 `);
   writeFileSync(
     join(repoRoot, 'bench/results/svc-run.json'),
-    `${JSON.stringify({ node: process.version, runs: RUNS, rounds: ROUNDS, run, watch }, null, 2)}\n`,
+    `${JSON.stringify({ node: process.version, loadBefore, runs: RUNS, rounds: ROUNDS, run, watch }, null, 2)}\n`,
   );
 } finally {
   await apps.stop();

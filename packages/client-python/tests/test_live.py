@@ -19,6 +19,7 @@ from conftest import RecordingLogger
 from support.fake_service import wait_until
 from support.live_server import LiveServer
 from svc_client import ChangeSet, ReconnectOptions, ServiceClient
+from svc_client._transport import Transport
 
 _projects = itertools.count(1)
 
@@ -112,6 +113,41 @@ def test_a_console_change_reaches_get_flag_within_50_ms_with_the_stream_on(
     assert max(after_answer) < 250
     # From before the console's request, its own write (slow on a loaded machine) is inside.
     assert statistics.median(from_start) < 250
+
+
+def test_asks_for_gzip_and_reads_the_gzip_encoded_snapshot(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Enough configs for a snapshot over 1 KiB, which the api then sends compressed.
+    value = {"enabled": True, "name": "setting number 29"}
+    for i in range(30):
+        project.live.admin(
+            "PUT",
+            f"{project.path}/configs/service.setting_{i}",
+            {"value": value, "is_public": False},
+        )
+    # httpcore reports each answer's head to the trace the transport passes along.
+    answers: list[dict[bytes, bytes]] = []
+    trace = Transport._trace
+
+    def spy(self: Transport, event: str, info: dict[str, Any]) -> Any:
+        if event == "http11.receive_response_headers.complete":
+            _, status, _, headers = info["return_value"]
+            if status == 200:
+                answers.append({name.lower(): v for name, v in headers})
+        return trace(self, event, info)
+
+    monkeypatch.setattr(Transport, "_trace", spy)
+    client = project.client(stream=False)
+
+    def synced_all() -> bool:
+        client.sync()
+        return client.get_config("service.setting_29") is not None
+
+    wait_until(synced_all)
+    assert client.get_config("service.setting_29") == value
+    assert answers[-1].get(b"content-encoding") == b"gzip"
+    assert b"accept-encoding" in answers[-1].get(b"vary", b"").lower()
 
 
 def test_with_the_stream_off_the_time_to_live_re_sync_picks_a_change_up(project: Project) -> None:

@@ -4,7 +4,7 @@ wire, what comes back, and how each answer maps to an error."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -14,6 +14,7 @@ from support.fake_service import PK, FakeResponse, FakeService, RecordedRequest,
 from svc_client import (
     ServiceAbAddonNotAvailableError,
     ServiceBillingError,
+    ServiceClient,
     ServiceError,
     ServiceNotFoundError,
     ServicePublicKeyError,
@@ -25,6 +26,58 @@ from svc_client import (
 
 def answer(path: str, response: FakeResponse) -> Any:
     return lambda request: response if request.path.startswith(path) else None
+
+
+# Which requests each operation makes, and the path they go to.
+OPERATIONS: dict[str, tuple[str, Callable[[ServiceClient], list[Callable[[], object]]]]] = {
+    "evaluate_ab": ("/v1/flags/evaluate-ab", lambda c: [lambda: c.evaluate_ab(["a"], "u")]),
+    "writes": (
+        "/v1/secrets/",
+        lambda c: [
+            lambda: c.set_secret("k", "v"),
+            lambda: c.delete_secret("k"),
+            lambda: c.delete_secret_version("k", 1),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("operation", "status", "code", "error"),
+    [
+        ("evaluate_ab", 401, "unauthorized", ServiceUnauthorizedError),
+        ("evaluate_ab", 402, "billing_overdue", ServiceBillingError),
+        ("evaluate_ab", 403, "ab_addon_inactive", ServiceAbAddonNotAvailableError),
+        ("evaluate_ab", 400, "invalid_request", ServiceError),
+        ("evaluate_ab", 500, "internal", ServiceError),
+        ("writes", 401, "unauthorized", ServiceUnauthorizedError),
+        ("writes", 402, "billing_overdue", ServiceBillingError),
+        ("writes", 403, "public_key_forbidden", ServicePublicKeyError),
+        ("writes", 404, "secret_not_found", ServiceNotFoundError),
+        ("writes", 404, "version_not_found", ServiceNotFoundError),
+        ("writes", 409, "version_conflict", ServiceError),
+        ("writes", 400, "invalid_request", ServiceError),
+        ("writes", 413, "payload_too_large", ServiceError),
+    ],
+)
+def test_maps_error_answers(
+    service: FakeService,
+    create: Create,
+    operation: str,
+    status: int,
+    code: str,
+    error: type[ServiceError],
+) -> None:
+    path, calls = OPERATIONS[operation]
+    service.respond = answer(path, problem(status, code))
+    client = create()
+    for call in calls(client):
+        with pytest.raises(ServiceError) as raised:
+            call()
+        assert type(raised.value) is error
+        assert raised.value.code == code
+        if error is not ServicePublicKeyError:
+            assert raised.value.status == status
 
 
 class TestEvaluateAb:
@@ -49,32 +102,6 @@ class TestEvaluateAb:
         body = service.requests_to("/v1/flags/evaluate-ab")[1].body
         assert body is not None
         assert json.loads(body)["attributes"] == {}
-
-    @pytest.mark.parametrize(
-        ("status", "code", "error"),
-        [
-            (401, "unauthorized", ServiceUnauthorizedError),
-            (402, "billing_overdue", ServiceBillingError),
-            (403, "ab_addon_inactive", ServiceAbAddonNotAvailableError),
-            (400, "invalid_request", ServiceError),
-            (500, "internal", ServiceError),
-        ],
-    )
-    def test_maps_error_answers(
-        self,
-        service: FakeService,
-        create: Create,
-        status: int,
-        code: str,
-        error: type[ServiceError],
-    ) -> None:
-        service.respond = answer("/v1/flags/evaluate-ab", problem(status, code))
-        client = create()
-        with pytest.raises(ServiceError) as raised:
-            client.evaluate_ab(["a"], "u")
-        assert type(raised.value) is error
-        assert raised.value.status == status
-        assert raised.value.code == code
 
     @pytest.mark.parametrize(
         "body", [{"results": {"a": "yes"}}, {"results": []}, {}, [1], "not json"]
@@ -133,39 +160,6 @@ class TestSecretWrites:
         client.delete_secret_version("vendor.token", 3)
         paths = [r.path for r in service.requests if r.method == "DELETE"]
         assert paths == ["/v1/secrets/vendor.token", "/v1/secrets/vendor.token/versions/3"]
-
-    @pytest.mark.parametrize(
-        ("status", "code", "error"),
-        [
-            (401, "unauthorized", ServiceUnauthorizedError),
-            (402, "billing_overdue", ServiceBillingError),
-            (403, "public_key_forbidden", ServicePublicKeyError),
-            (404, "secret_not_found", ServiceNotFoundError),
-            (404, "version_not_found", ServiceNotFoundError),
-            (409, "version_conflict", ServiceError),
-            (400, "invalid_request", ServiceError),
-            (413, "payload_too_large", ServiceError),
-        ],
-    )
-    def test_maps_error_answers(
-        self,
-        service: FakeService,
-        create: Create,
-        status: int,
-        code: str,
-        error: type[ServiceError],
-    ) -> None:
-        service.respond = answer("/v1/secrets/", problem(status, code))
-        client = create()
-        for call in (
-            lambda: client.set_secret("k", "v"),
-            lambda: client.delete_secret("k"),
-            lambda: client.delete_secret_version("k", 1),
-        ):
-            with pytest.raises(ServiceError) as raised:
-                call()
-            assert type(raised.value) is error
-            assert raised.value.code == code
 
     def test_429_is_rate_limited_with_retry_after(
         self, service: FakeService, create: Create

@@ -81,11 +81,11 @@ class ServiceBillingError(ServiceError):
     """HTTP 402 on ``evaluate_ab`` or a write: the workspace's billing is overdue."""
 
 
-class ServiceRateLimitedError(ServiceError):
-    """HTTP 429 on a write: the key's write rate limit is exhausted."""
+class _RetryAfterError(ServiceError):
+    """A 429: what both kinds of refusal carry."""
 
     retry_after: int
-    """Seconds to wait before the next write (the ``Retry-After`` header)."""
+    """Seconds to wait (the ``Retry-After`` header)."""
 
     def __init__(
         self, message: str, *, retry_after: int, status: int | None = 429, code: str | None
@@ -94,18 +94,14 @@ class ServiceRateLimitedError(ServiceError):
         self.retry_after = retry_after
 
 
-class ServiceQuarantinedError(ServiceError):
+class ServiceRateLimitedError(_RetryAfterError):
+    """HTTP 429 on a write: the key's write rate limit is exhausted; ``retry_after`` is the
+    number of seconds before the next write."""
+
+
+class ServiceQuarantinedError(_RetryAfterError):
     """HTTP 429 on a sync: the key synced too often and is quarantined.
 
     The client makes no sync request until ``retry_after`` seconds have passed; a ``sync()``
     before then fails at once with this error.
     """
-
-    retry_after: int
-    """Seconds until syncs are accepted again."""
-
-    def __init__(
-        self, message: str, *, retry_after: int, status: int | None = 429, code: str | None
-    ) -> None:
-        super().__init__(message, status=status, code=code)
-        self.retry_after = retry_after

@@ -13,14 +13,7 @@ import {
   ViewTokens,
 } from '@svc/domain';
 import { SealError, sha256Digest, sha256KeyHasher } from '@svc/crypto';
-import {
-  clientAddressOf,
-  createApiServer,
-  createMetricsServer,
-  listenForMetrics,
-  Metrics,
-  SyncAnswers,
-} from '@svc/http';
+import { clientAddressOf, createApiServer, Metrics, serveMetrics, SyncAnswers } from '@svc/http';
 import {
   changeLogLogging,
   createSealer,
@@ -117,15 +110,10 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
   });
   server.listen(settings.PORT, settings.HOST);
   await once(server, 'listening');
-  const metricsServer = createMetricsServer(metrics);
-  const metricsPort = await listenForMetrics(
-    metricsServer,
+  const { server: metricsServer, port: metricsPort } = await serveMetrics(
+    metrics,
     { host: settings.METRICS_HOST, port: settings.METRICS_PORT, defaultPort: METRICS_PORT },
-    (port) =>
-      logger.warn(
-        { metricsPort: port },
-        `metrics port ${METRICS_PORT} is taken: metrics are on ${port} (set METRICS_PORT)`,
-      ),
+    (message) => logger.warn(message),
   );
 
   try {

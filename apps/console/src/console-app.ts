@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { Management, RejectedLogins, systemClock } from '@svc/domain';
 import { apiKeyGenerator, sha256KeyHasher } from '@svc/crypto';
-import { createConsoleServer, Metrics } from '@svc/http';
+import { createConsoleServer, Metrics, serveMetrics } from '@svc/http';
 import { createSealer, openStorage, type Logger, type Settings } from '@svc/runtime';
 import { resolveAdminToken, tokenChecker } from './admin-token.ts';
 import { consolePage } from './console-page.ts';
@@ -12,8 +12,13 @@ import { seedDemo, type DemoSeed } from './demo-seed.ts';
 /** Rejected sign-ins are audited at once after a quiet minute, else as one row a minute. */
 const REJECTED_LOGINS_WINDOW_MS = 60_000;
 
+/** The console's metrics port unless METRICS_PORT says otherwise (the api's is 9464). */
+const METRICS_PORT = 9465;
+
 export interface ConsoleApp {
   port: number;
+  /** The bound port of `/metrics`. */
+  metricsPort: number;
   adminToken: string;
   demo: DemoSeed | undefined;
   management: Management;
@@ -43,6 +48,7 @@ export async function startConsole(
   // Only when asked (SEED_DEMO=true, which `pnpm start` sets): its keys are written in plaintext.
   const demo = options.seedDemo ? await seedDemo(management, settings.dataDir) : undefined;
 
+  const metrics = new Metrics();
   const rejectedLogins = new RejectedLogins({ store: storage.store, clock: systemClock });
   const auditRejected = (write: Promise<void> | undefined) =>
     write?.catch((error: unknown) =>
@@ -58,16 +64,24 @@ export async function startConsole(
     checkToken: tokenChecker(token),
     onRejected: (address, reason) => void auditRejected(rejectedLogins.record(address, reason)),
     logger,
-    metrics: new Metrics(),
+    metrics,
     ready: () => true,
     page: consolePage(),
+    headersTimeoutMs: settings.REQUEST_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
   });
   server.listen(settings.CONSOLE_PORT, settings.HOST);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
-  logger.info({ port, storage: storage.describe }, 'console ready');
+  const { server: metricsServer, port: metricsPort } = await serveMetrics(
+    metrics,
+    { host: settings.METRICS_HOST, port: settings.METRICS_PORT, defaultPort: METRICS_PORT },
+    (message) => logger.warn(message),
+  );
+  logger.info({ port, metricsPort, storage: storage.describe }, 'console ready');
   return {
     port,
+    metricsPort,
     adminToken: token,
     demo,
     management,
@@ -75,6 +89,7 @@ export async function startConsole(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
+      metricsServer.close();
       clearInterval(flushRejected);
       await auditRejected(rejectedLogins.flush());
       await storage.store.close();

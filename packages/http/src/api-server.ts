@@ -13,6 +13,7 @@ import { writeJson } from './json-response.ts';
 import type { Metrics } from './metrics.ts';
 import { problem, problemOf, writeProblem } from './problem.ts';
 import { RouteTable, type Answer, type KeyReader } from './route-table.ts';
+import { serverTimeouts } from './server-timeouts.ts';
 import { tenantResolver, type Tenant } from './tenant.ts';
 import { v1Routes, type V1Deps } from './v1-routes.ts';
 
@@ -118,14 +119,8 @@ export function createApiServer(options: ApiServerOptions): Server {
     route(req, res, tenant);
   }
 
-  const headersTimeout = options.headersTimeoutMs ?? 15_000;
   const server = createServer(
-    {
-      headersTimeout,
-      requestTimeout: Math.max(headersTimeout, options.requestTimeoutMs ?? 30_000),
-      // How often those timeouts are checked (node's default, 30 s, would let 15 s become 45).
-      connectionsCheckingInterval: Math.min(1000, headersTimeout),
-    },
+    serverTimeouts(options.headersTimeoutMs, options.requestTimeoutMs),
     onRequest,
   );
   return server;

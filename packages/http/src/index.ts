@@ -22,3 +22,4 @@ export * from './json-body.ts';
 export * from './client-address.ts';
 export * from './metrics-server.ts';
 export * from './ofrep/index.ts';
+export * from './server-timeouts.ts';

@@ -8,12 +8,24 @@ import type { AddressInfo } from 'node:net';
 import type { Metrics } from './metrics.ts';
 import { problem, writeProblem } from './problem.ts';
 
-export function createMetricsServer(metrics: Metrics): Server {
-  return createServer((req, res) => {
-    if (
-      req.url?.split('?', 1)[0] !== '/metrics' ||
-      (req.method !== 'GET' && req.method !== 'HEAD')
-    ) {
+export interface MetricsListener {
+  server: Server;
+  port: number;
+}
+
+/**
+ * Serves `GET /metrics` on `port` when one is configured (failing to bind it is fatal), else on
+ * the app's `defaultPort`, or, when another process holds that (a second instance on one
+ * machine, a test run), on a free port, which `warn` is told of.
+ */
+export async function serveMetrics(
+  metrics: Metrics,
+  options: { host: string; port: number | undefined; defaultPort: number },
+  warn: (message: string) => void,
+): Promise<MetricsListener> {
+  const server = createServer((req, res) => {
+    const path = req.url?.split('?', 1)[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       return writeProblem(res, problem('not_found', 'only GET /metrics is served here'));
     }
     metrics.registry.metrics().then(
@@ -24,30 +36,20 @@ export function createMetricsServer(metrics: Metrics): Server {
       () => writeProblem(res, problem('internal', 'metrics unavailable')),
     );
   });
-}
-
-/**
- * Starts the metrics listener on `port` (explicitly configured: its failure to bind is fatal)
- * or, when only the app's default port was asked for and another process holds it (a second
- * instance on one machine, a test run), on a free port, said in `onFallback`.
- */
-export async function listenForMetrics(
-  server: Server,
-  options: { host: string; port: number | undefined; defaultPort: number },
-  onFallback: (port: number) => void,
-): Promise<number> {
   const bind = async (port: number) => {
     server.listen(port, options.host);
     await once(server, 'listening');
-    return (server.address() as AddressInfo).port;
+    return { server, port: (server.address() as AddressInfo).port };
   };
   if (options.port !== undefined) return bind(options.port);
   try {
     return await bind(options.defaultPort);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    const port = await bind(0);
-    onFallback(port);
-    return port;
+    const listener = await bind(0);
+    warn(
+      `metrics port ${options.defaultPort} is taken: metrics are on ${listener.port} (set METRICS_PORT)`,
+    );
+    return listener;
   }
 }

@@ -31,6 +31,8 @@ ensure_system_packages() {
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)
   [ -d /usr/lib/postgresql ] || missing+=(postgresql)
+  # The Python client's tests make a venv (packages/client-python/scripts/run.py).
+  python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
   [ ${#missing[@]} -eq 0 ] && return
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

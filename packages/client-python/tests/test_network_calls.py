@@ -181,6 +181,7 @@ class TestSecretWrites:
         client = create(api_key=PK)
         for call in (
             lambda: client.get_secret("k"),
+            client.get_all_secrets,
             lambda: client.set_secret("k", "v"),
             lambda: client.delete_secret("k"),
             lambda: client.delete_secret_version("k", 1),

@@ -104,8 +104,10 @@ class TestSync:
             secrets={"s": {"value": "x", "type": "text", "version": 1}},
         )
         client = create()
+        assert client.get_all_secrets() == {"s": "x"}
         service.snapshot.update(revision=2, configs={"b": 3}, flags={}, secrets={})
         client.sync()
+        assert client.get_all_secrets() == {}
         assert client.get_all_configs() == {"b": 3}
         assert client.get_all_flags() == {}
         assert client.get_config("a") is None

@@ -238,6 +238,14 @@ class ServiceClient:
             raise ServiceSecretNotFoundError(key)
         return secret.value
 
+    def get_all_secrets(self) -> dict[str, str]:
+        """Every secret of the cache (key to plaintext), as a new dictionary.
+
+        :raises ServicePublicKeyError: when this client holds a public key.
+        """
+        self._require_secret_key("get_all_secrets")
+        return {key: secret.value for key, secret in self._snapshot.secrets.items()}
+
     def get_secret_file_path(self, key: str) -> str | None:
         """The absolute path of the file written for a file secret (mode 0600, in a private 0700
         folder that ``close()`` removes; a rotated secret is rewritten in place, atomically), or

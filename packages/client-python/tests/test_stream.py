@@ -198,9 +198,10 @@ def test_the_delays_grow(service: FakeService, create: Create) -> None:
     wait_until(lambda: len(arrivals) >= 4, 5)
     gaps = [b - a for a, b in zip(arrivals, arrivals[1:])]
     # Equal jitter: each delay is between half and all of 0.1, 0.2, 0.4 s.
-    assert 0.05 <= gaps[0] < 0.3
-    assert 0.1 <= gaps[1] < 0.5
-    assert 0.2 <= gaps[2] < 0.8
+    # (The upper bounds leave room for a loaded machine.)
+    assert 0.05 <= gaps[0] < 1
+    assert 0.1 <= gaps[1] < 1.5
+    assert 0.2 <= gaps[2] < 2
 
 
 def test_stops_on_404_too(service: FakeService, create: Create) -> None:
@@ -216,10 +217,11 @@ def test_pauses_the_time_to_live_while_connected_and_resumes_it_when_the_stream_
 ) -> None:
     client = create(stream=True, cache_ttl=0.1, reconnect=FAST)
     wait_until(client.is_stream_connected)
+    while_connected = service.count("/v1/sync")
     time.sleep(0.4)
-    assert service.count("/v1/sync") == 1
+    assert service.count("/v1/sync") == while_connected
     client.disconnect_stream()
-    wait_until(lambda: service.count("/v1/sync") >= 3, 3)
+    wait_until(lambda: service.count("/v1/sync") >= while_connected + 2, 3)
 
 
 def test_keeps_stream_changes_newer_than_a_sync_answer_still_on_its_way(

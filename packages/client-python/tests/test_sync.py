@@ -176,17 +176,21 @@ class TestTimeToLive:
     def test_re_syncs_in_the_background_while_no_stream_is_connected(
         self, service: FakeService, create: Create
     ) -> None:
+        started = time.monotonic()
         create(cache_ttl=0.1)
-        time.sleep(0.55)
-        # About one per time-to-live (a loaded machine may fit fewer in).
-        assert 3 <= service.count("/v1/sync") <= 7
+        wait_until(lambda: service.count("/v1/sync") >= 4, 5)
+        elapsed = time.monotonic() - started
+        # Paced by the time-to-live: three of them at least between the first and the fourth
+        # sync, and never more than one per time-to-live.
+        assert elapsed >= 0.29
+        assert service.count("/v1/sync") <= elapsed / 0.1 + 1
 
     def test_a_manual_sync_a_304_too_restarts_the_time_to_live(
         self, service: FakeService, create: Create
     ) -> None:
-        client = create(cache_ttl=0.4)
+        client = create(cache_ttl=1.0)
         for _ in range(4):
-            time.sleep(0.2)
+            time.sleep(0.3)
             client.sync()
         assert service.count("/v1/sync") == 5  # the initial one and the four manual ones
 

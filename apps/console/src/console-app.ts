@@ -43,6 +43,7 @@ export async function startConsole(
     keys: apiKeyGenerator,
     sealer,
     clock: systemClock,
+    identityPolicy: { allowHttp: settings.IDENTITY_ALLOW_HTTP === 'true' },
   });
   const { token } = resolveAdminToken(settings.CONSOLE_ADMIN_TOKEN, settings.dataDir);
   // Only when asked (SEED_DEMO=true, which `pnpm start` sets): its keys are written in plaintext.

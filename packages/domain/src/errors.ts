@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'conflict'
   | 'payload_too_large'
   | 'rate_limited'
-  | 'sync_quarantined';
+  | 'sync_quarantined'
+  | 'upstream_unavailable';
 
 export abstract class DomainError extends Error {
   abstract readonly code: ErrorCode;

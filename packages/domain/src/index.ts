@@ -17,3 +17,4 @@ export * from './sync-quarantine.ts';
 export * from './secret-writes.ts';
 export * from './key-usage.ts';
 export * from './ofrep/index.ts';
+export * from './identities/index.ts';

@@ -49,6 +49,10 @@ export interface ApiKeyRecord {
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  /** The workload identity that minted the key; null for a static key. */
+  identityId: string | null;
+  /** When a minted key stops working; null for a static key (which never expires). */
+  expiresAt: number | null;
 }
 
 /**

@@ -2,6 +2,7 @@
  * Ports: what the domain needs from the outside world. Signatures use domain types only.
  */
 import type { KeyKind } from './api-key-format.ts';
+import type { IdentityReader, IdentityWriter } from './identities/identity-ports.ts';
 import type {
   ApiKeyRecord,
   AuditEntry,
@@ -30,7 +31,7 @@ export interface ProjectState {
 }
 
 /** Reads, usable on the store itself and inside a transaction. */
-export interface StoreReader {
+export interface StoreReader extends IdentityReader {
   findWorkspaceBySlug(slug: string): Promise<Workspace | undefined>;
   findWorkspaceById(id: string): Promise<Workspace | undefined>;
   listWorkspaces(): Promise<Workspace[]>;
@@ -91,7 +92,7 @@ export interface NewSecretVersion {
  * Writes run inside a transaction. Every value write appends its change to the change log and
  * bumps the project's revision in that same transaction, and returns the change.
  */
-export interface StoreWriter extends StoreReader {
+export interface StoreWriter extends StoreReader, IdentityWriter {
   /** Throws ConflictError when the slug is taken. */
   insertWorkspace(input: { slug: string; name: string }): Promise<Workspace>;
   updateWorkspace(id: string, patch: { billingStatus?: BillingStatus }): Promise<Workspace>;
@@ -107,6 +108,9 @@ export interface StoreWriter extends StoreReader {
     name: string;
     prefix: string;
     hash: string;
+    /** Set for keys minted by a workload identity, with their expiry. */
+    identityId?: string;
+    expiresAt?: number;
   }): Promise<ApiKeyRecord>;
   /** Marks the key revoked; false when it does not exist in that project or is revoked already. */
   revokeApiKey(projectId: string, id: string): Promise<boolean>;

@@ -39,6 +39,7 @@ export const statusByCode: Record<Exclude<ProblemCode, 'internal'>, number> = {
   method_not_allowed: 405,
   unavailable: 503,
   too_many_streams: 429,
+  upstream_unavailable: 502,
 };
 
 const titleByCode: Record<ProblemCode, string> = {
@@ -58,6 +59,7 @@ const titleByCode: Record<ProblemCode, string> = {
   method_not_allowed: 'Method not allowed',
   unavailable: 'Service unavailable',
   too_many_streams: 'Too many streams',
+  upstream_unavailable: 'Upstream unavailable',
   internal: 'Internal server error',
 };
 

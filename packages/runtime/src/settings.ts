@@ -45,6 +45,10 @@ const schema = z.object({
   REQUEST_HEADERS_TIMEOUT_MS: positive(15_000),
   REQUEST_TIMEOUT_MS: positive(30_000),
   SHUTDOWN_GRACE_MS: positive(10_000),
+  /** Workload identities: plain-http upstreams allowed (tests, air-gapped labs only). */
+  IDENTITY_ALLOW_HTTP: z.enum(['true', 'false']).default('false'),
+  /** Workload identities: token exchanges per identity per minute. */
+  IDENTITY_EXCHANGE_MAX: positive(60),
   /**
    * `true`: the console seeds the demo workspace on first start and keeps its keys in plaintext
    * in DATA_DIR/demo-seed.json. Never in production; `pnpm start` (the local launcher) sets it.

@@ -11,6 +11,7 @@ import { describeChangeLog } from './cases/change-log.ts';
 import { describeConcurrency } from './cases/concurrency.ts';
 import { describeConfigsAndFlags } from './cases/configs-flags.ts';
 import { describeEntities } from './cases/entities.ts';
+import { describeIdentities } from './cases/identities.ts';
 import { describeProjectState } from './cases/project-state.ts';
 import { describeSecrets } from './cases/secrets.ts';
 import { describeSecretVersioningModel } from './cases/secret-versioning-model.ts';
@@ -82,5 +83,6 @@ export function describeStoreContract(adapterName: string, makeSubject: MakeStor
     describeProjectState(harness);
     describeAudit(harness);
     describeChangeFeed(harness);
+    describeIdentities(harness);
   });
 }

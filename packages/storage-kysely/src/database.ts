@@ -5,7 +5,14 @@
  * `audit.pos`, is the Postgres adapter's own: the shared queries never name it.
  */
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { BillingStatus, ChangeKind, ChangeOp, KeyKind, SecretType } from '@svc/domain';
+import type {
+  BillingStatus,
+  ChangeKind,
+  ChangeOp,
+  IdentityMethod,
+  KeyKind,
+  SecretType,
+} from '@svc/domain';
 
 /** 0 or 1: booleans are integers on every database. */
 export type Flag01 = 0 | 1;
@@ -57,6 +64,9 @@ export interface ApiKeysTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** Keys minted by a workload identity: the identity, and when the key stops working. */
+  identity_id: string | null;
+  expires_at: number | null;
 }
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKeyRow = Insertable<ApiKeysTable>;
@@ -145,6 +155,26 @@ export type AuditRow = Selectable<AuditTable>;
 export type NewAuditRow = Insertable<AuditTable>;
 export type AuditUpdate = Updateable<AuditTable>;
 
+/** Workload identities; `settings_json` holds the method's settings, `sealed_secret` the reviewer token. */
+export interface IdentitiesTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  service_id: string | null;
+  name: string;
+  kind: KeyKind;
+  ttl_s: number;
+  method: IdentityMethod;
+  settings_json: string;
+  sealed_secret: string | null;
+  created_at: number;
+  updated_at: number;
+  last_used_at: number | null;
+}
+export type IdentityRow = Selectable<IdentitiesTable>;
+export type NewIdentityRow = Insertable<IdentitiesTable>;
+export type IdentityUpdate = Updateable<IdentitiesTable>;
+
 export interface Database {
   workspaces: WorkspacesTable;
   projects: ProjectsTable;
@@ -156,6 +186,7 @@ export interface Database {
   changes: ChangesTable;
   counters: CountersTable;
   audit: AuditTable;
+  identities: IdentitiesTable;
 }
 
 /** The counter that allocates change-log seqs. */

@@ -10,6 +10,7 @@ import type {
   Change,
   ConfigEntry,
   FlagEntry,
+  IdentityRecord,
   Project,
   ProjectState,
   Scope,
@@ -20,6 +21,7 @@ import type {
   Workspace,
 } from '@svc/domain';
 import type { Database } from './database.ts';
+import { countLiveIdentityKeys, findIdentity, listIdentities } from './identity-queries.ts';
 import {
   groupByScope,
   scopeColumn,
@@ -334,5 +336,17 @@ export class KyselyReader implements StoreReader {
           ),
         ),
       );
+  }
+
+  findIdentity(id: string): Promise<IdentityRecord | undefined> {
+    return findIdentity(this.db, id);
+  }
+
+  listIdentities(projectId: string): Promise<IdentityRecord[]> {
+    return listIdentities(this.db, this.dialect, projectId);
+  }
+
+  countLiveIdentityKeys(projectId: string, now: number): Promise<Map<string, number>> {
+    return countLiveIdentityKeys(this.db, projectId, now);
   }
 }

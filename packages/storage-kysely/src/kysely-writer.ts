@@ -17,7 +17,9 @@ import {
   type Clock,
   type ConfigEntry,
   type FlagEntry,
+  type IdentityRecord,
   type KeyKind,
+  type NewIdentity,
   type NewSecretVersion,
   type Project,
   type Scope,
@@ -38,6 +40,14 @@ import {
   toWorkspace,
 } from './rows.ts';
 import { KyselyReader } from './kysely-reader.ts';
+import {
+  deleteExpiredIdentityKeys,
+  deleteIdentity,
+  deleteIdentityKeys,
+  insertIdentity,
+  touchIdentity,
+  updateIdentity,
+} from './identity-queries.ts';
 import type { StoreDialect } from './store-dialect.ts';
 
 /** Ids per statement: far below SQLite's variable limit and PostgreSQL's 65,535 parameters. */
@@ -171,6 +181,8 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
     name: string;
     prefix: string;
     hash: string;
+    identityId?: string;
+    expiresAt?: number;
   }): Promise<ApiKeyRecord> {
     const row = {
       id: randomUUID(),
@@ -184,6 +196,8 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
       created_at: this.clock.now(),
       last_used_at: null,
       revoked_at: null,
+      identity_id: input.identityId ?? null,
+      expires_at: input.expiresAt ?? null,
     };
     await this.db.insertInto('api_keys').values(row).execute();
     await this.appendChange({
@@ -225,6 +239,50 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
         .where('id', 'in', ids.slice(i, i + TOUCH_CHUNK))
         .execute();
     }
+  }
+
+  async insertIdentity(input: NewIdentity): Promise<IdentityRecord> {
+    let identity: IdentityRecord | undefined;
+    await this.conflictOnDuplicate(`identity '${input.name}' exists`, async () => {
+      identity = await insertIdentity(this.db, input, this.clock.now());
+    });
+    return identity!;
+  }
+
+  async updateIdentity(id: string, input: NewIdentity): Promise<IdentityRecord> {
+    let identity: IdentityRecord | undefined;
+    await this.conflictOnDuplicate(`identity '${input.name}' exists`, async () => {
+      identity = await updateIdentity(this.db, id, input, this.clock.now());
+    });
+    if (!identity) throw new NotFoundError(`no identity '${id}'`);
+    return identity;
+  }
+
+  deleteIdentity(id: string): Promise<boolean> {
+    return deleteIdentity(this.db, id);
+  }
+
+  touchIdentity(id: string, at: number): Promise<boolean> {
+    return touchIdentity(this.db, id, at);
+  }
+
+  async revokeIdentityKeys(identityId: string, now: number): Promise<number> {
+    const live = await deleteIdentityKeys(this.db, identityId, now);
+    for (const key of live) {
+      await this.appendChange({
+        workspaceId: key.workspace_id,
+        projectId: key.project_id,
+        serviceId: key.service_id,
+        kind: 'key',
+        key: key.id,
+        op: 'delete',
+      });
+    }
+    return live.length;
+  }
+
+  deleteExpiredIdentityKeys(identityId: string, before: number): Promise<number> {
+    return deleteExpiredIdentityKeys(this.db, identityId, before);
   }
 
   async putConfig(scope: Scope, entry: Omit<ConfigEntry, 'updatedAt'>): Promise<Change> {

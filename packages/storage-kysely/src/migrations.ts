@@ -221,5 +221,48 @@ export function schemaMigrations(options: SchemaOptions = {}): Record<string, Mi
       },
       down: dropTable('audit'),
     },
+
+    '0011-identities': {
+      async up(db: AnyDb) {
+        await db.schema
+          .createTable('identities')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id'))
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+          .addColumn('service_id', 'text', (c) => c.references('services.id'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('secret', 'public')`))
+          .addColumn('ttl_s', 'integer', (c) => c.notNull().check(sql`ttl_s between 60 and 43200`))
+          .addColumn('method', 'text', (c) =>
+            c.notNull().check(sql`method in ('oidc', 'kubernetes', 'aws', 'gcp', 'azure')`),
+          )
+          .addColumn('settings_json', 'text', (c) => c.notNull())
+          .addColumn('sealed_secret', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addColumn('last_used_at', 'bigint')
+          .addUniqueConstraint('identities_project_name_unique', ['project_id', 'name'])
+          .execute();
+      },
+      down: dropTable('identities'),
+    },
+
+    // Keys minted by an identity; no foreign key: they are deleted with it, after its row.
+    '0012-minted-keys': {
+      async up(db: AnyDb) {
+        await db.schema.alterTable('api_keys').addColumn('identity_id', 'text').execute();
+        await db.schema.alterTable('api_keys').addColumn('expires_at', 'bigint').execute();
+        await db.schema
+          .createIndex('api_keys_identity_idx')
+          .on('api_keys')
+          .column('identity_id')
+          .execute();
+      },
+      async down(db: AnyDb) {
+        await db.schema.dropIndex('api_keys_identity_idx').execute();
+        await db.schema.alterTable('api_keys').dropColumn('expires_at').execute();
+        await db.schema.alterTable('api_keys').dropColumn('identity_id').execute();
+      },
+    },
   };
 }

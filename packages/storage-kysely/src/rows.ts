@@ -92,6 +92,8 @@ export function toApiKey(row: ApiKeyRow): ApiKeyRecord {
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
+    identityId: row.identity_id,
+    expiresAt: row.expires_at,
   };
 }
 

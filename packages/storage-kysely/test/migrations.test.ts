@@ -38,6 +38,8 @@ describe('schemaMigrations', () => {
       '0008-changes',
       '0009-counters',
       '0010-audit',
+      '0011-identities',
+      '0012-minted-keys',
     ]);
   });
 

@@ -76,7 +76,7 @@ describe.skipIf(!server)('PostgresStore', () => {
     expect(await stores[3]!.findWorkspaceBySlug('acme')).toBeDefined();
     const raw = await rawClient(schema);
     const { rows } = await raw.query('select name from kysely_migration order by name');
-    expect(rows).toHaveLength(10);
+    expect(rows).toHaveLength(12);
   });
 
   it('has the tables and columns of the SQLite schema (plus audit.pos)', async () => {
@@ -126,7 +126,7 @@ describe.skipIf(!server)('PostgresStore', () => {
           .sort();
       const expected = Object.fromEntries(names.map(({ name }) => [name, columns(name)]));
       sqlite.close();
-      expect(Object.keys(expected)).toHaveLength(10);
+      expect(Object.keys(expected)).toHaveLength(11);
       expect(postgres).toStrictEqual(expected);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

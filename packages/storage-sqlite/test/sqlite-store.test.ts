@@ -61,7 +61,7 @@ describe('SqliteStore on one file from two connections', () => {
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
       const applied = raw.prepare('select name from kysely_migration order by name').all();
-      expect(applied).toHaveLength(10);
+      expect(applied).toHaveLength(12);
     } finally {
       raw.close();
     }

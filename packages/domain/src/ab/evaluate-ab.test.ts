@@ -68,6 +68,8 @@ function addKey(kind: KeyKind, projectId: string, patch: Partial<ApiKeyRecord> =
     createdAt: 0,
     lastUsedAt: null,
     revokedAt: null,
+    identityId: null,
+    expiresAt: null,
     ...patch,
   });
   return raw;
@@ -121,6 +123,9 @@ const store: StoreReader = {
   findFlag: notUsed,
   findSecret: notUsed,
   listSecrets: notUsed,
+  findIdentity: notUsed,
+  listIdentities: notUsed,
+  countLiveIdentityKeys: notUsed,
   listSecretVersions: notUsed,
   loadProjectState: async (id) => {
     const p = projects.find((candidate) => candidate.id === id);

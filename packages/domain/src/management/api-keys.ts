@@ -64,7 +64,8 @@ export class ApiKeyManagement {
     const { store } = this.deps;
     const { project: p } = await requireProject(store, workspace, project);
     const services = new Map((await store.listServices(p.id)).map((s) => [s.id, s.slug]));
-    const keys = await store.listApiKeys(p.id);
+    // Keys minted by workload identities are counted with their identity, never listed one by one.
+    const keys = (await store.listApiKeys(p.id)).filter((k) => k.identityId === null);
     return keys.map((k) => ({
       ...k,
       service: k.serviceId === null ? null : (services.get(k.serviceId) ?? null),

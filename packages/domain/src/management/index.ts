@@ -8,5 +8,6 @@ export * from './api-keys.ts';
 export * from './configs.ts';
 export * from './flags.ts';
 export * from './secrets.ts';
+export * from './identities.ts';
 export * from './audit-log.ts';
 export * from './rejected-logins.ts';

@@ -7,6 +7,7 @@ import { ApiKeyManagement } from './api-keys.ts';
 import { AuditLog } from './audit-log.ts';
 import { ConfigManagement } from './configs.ts';
 import { FlagManagement } from './flags.ts';
+import { IdentityManagement } from './identities.ts';
 import type { ManagementPorts } from './ports.ts';
 import { ProjectManagement } from './projects.ts';
 import { SecretManagement } from './secrets.ts';
@@ -22,6 +23,7 @@ export class Management {
   readonly configs: ConfigManagement;
   readonly flags: FlagManagement;
   readonly secrets: SecretManagement;
+  readonly identities: IdentityManagement;
   readonly audit: AuditLog;
 
   constructor(
@@ -35,6 +37,7 @@ export class Management {
     this.configs = new ConfigManagement(ports, actor);
     this.flags = new FlagManagement(ports, actor);
     this.secrets = new SecretManagement(ports, actor);
+    this.identities = new IdentityManagement(ports, actor);
     this.audit = new AuditLog(ports);
   }
 

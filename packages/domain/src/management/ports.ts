@@ -1,3 +1,4 @@
+import type { IdentityPolicy } from '../identities/validate-identity.ts';
 import type { Change } from '../model.ts';
 import type { Clock, KeyGenerator, KeyHasher, SecretSealer, Store } from '../ports.ts';
 
@@ -8,6 +9,8 @@ export interface ManagementPorts {
   keys: KeyGenerator;
   sealer: SecretSealer;
   clock: Clock;
+  /** Rules for the upstream URLs of workload identities (`IDENTITY_ALLOW_HTTP`). */
+  identityPolicy: IdentityPolicy;
 }
 
 /** The project revision a value write produced: what a client's sync shows once it has it. */

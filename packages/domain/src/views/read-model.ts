@@ -5,7 +5,15 @@
 import { parseApiKey, type KeyType } from '../api-key-format.ts';
 import { NotFoundError, UnauthorizedError } from '../errors.ts';
 import type { ApiKeyRecord, Change, Project, Workspace } from '../model.ts';
-import type { Digest, KeyHasher, ProjectState, SecretSealer, StoreReader } from '../ports.ts';
+import {
+  systemClock,
+  type Clock,
+  type Digest,
+  type KeyHasher,
+  type ProjectState,
+  type SecretSealer,
+  type StoreReader,
+} from '../ports.ts';
 import { openSecret } from '../secrets.ts';
 import { AppliedSeq } from './applied-seq.ts';
 import { readBatch } from './change-batch.ts';
@@ -24,6 +32,8 @@ export interface ReadModelDeps {
    * hold) while applying the change log: that one version is skipped, the rest applied.
    */
   onUnopenable?: (secret: UnopenableSecret, error: Error) => void;
+  /** Decides when minted keys expire (default: the system clock). */
+  clock?: Clock;
 }
 
 /** Where a secret version that could not be opened lives. */
@@ -52,6 +62,8 @@ export interface AppliedChanges {
 
 /** Enough for every key of a large installation; past it the cache starts over. */
 const PRINCIPAL_CACHE_MAX = 10_000;
+/** How often expired minted keys are dropped from memory (they are refused from their expiry on). */
+const EXPIRED_KEY_SWEEP_MS = 60_000;
 
 export class ReadModel {
   private readonly workspacesBySlug = new Map<string, Workspace>();
@@ -70,8 +82,12 @@ export class ReadModel {
   private readonly applied = new AppliedSeq();
   /** Past `load()`: from then on a secret that cannot be opened is skipped, not fatal. */
   private loaded = false;
+  private readonly clock: Clock;
+  private nextExpirySweep = 0;
 
-  constructor(private readonly deps: ReadModelDeps) {}
+  constructor(private readonly deps: ReadModelDeps) {
+    this.clock = deps.clock ?? systemClock;
+  }
 
   /** Loads everything; returns the change-log seq the model is current with. */
   async load(): Promise<number> {
@@ -129,6 +145,12 @@ export class ReadModel {
       this.principals.set(rawKey, principal);
     }
     if (principal.workspace !== workspace) throw new UnauthorizedError();
+    // Minted keys only: a static key has no expiry and costs no clock read.
+    const expiresAt = principal.key.expiresAt;
+    if (expiresAt !== null && expiresAt <= this.clock.now()) {
+      this.principals.delete(rawKey);
+      throw new UnauthorizedError('the API key has expired');
+    }
     this.deps.onKeyUsed?.(principal.key.id);
     return principal;
   }
@@ -191,6 +213,7 @@ export class ReadModel {
       else revokedKeyIds.push(id);
     }
     this.applied.advance(last.seq);
+    this.sweepExpiredKeys();
     return { views, revokedKeyIds };
   }
 
@@ -200,6 +223,23 @@ export class ReadModel {
    */
   waitUntilApplied(seq: number, timeoutMs: number): Promise<boolean> {
     return this.applied.reach(seq, timeoutMs);
+  }
+
+  /**
+   * Forgets minted keys past their expiry, at most once a minute: they are refused from the
+   * moment they expire (and their streams closed by the hub), this only frees the memory.
+   */
+  private sweepExpiredKeys(): void {
+    const now = this.clock.now();
+    if (now < this.nextExpirySweep) return;
+    this.nextExpirySweep = now + EXPIRED_KEY_SWEEP_MS;
+    for (const [hash, key] of this.keysByHash) {
+      if (key.expiresAt !== null && key.expiresAt <= now) {
+        this.keysByHash.delete(hash);
+        this.keyHashById.delete(key.id);
+        this.principals.clear();
+      }
+    }
   }
 
   private putWorkspace(ws: Workspace): void {
@@ -218,6 +258,7 @@ export class ReadModel {
   private putKey(key: ApiKeyRecord): void {
     this.principals.clear();
     if (key.revokedAt !== null) return;
+    if (key.expiresAt !== null && key.expiresAt <= this.clock.now()) return;
     this.keysByHash.set(key.hash, key);
     this.keyHashById.set(key.id, key.hash);
   }

@@ -38,6 +38,8 @@ export function describeApiKeys(h: Harness): void {
         createdAt: T0 + 11,
         lastUsedAt: null,
         revokedAt: null,
+        identityId: null,
+        expiresAt: null,
       });
       expect(await h.store.findApiKeyByHash('hash-1')).toStrictEqual(key);
       expect(await h.store.findApiKeyById(key.id)).toStrictEqual(key);

@@ -13,7 +13,15 @@ import {
   ViewTokens,
 } from '@svc/domain';
 import { SealError, sha256Digest, sha256KeyHasher } from '@svc/crypto';
-import { clientAddressOf, createApiServer, Metrics, serveMetrics, SyncAnswers } from '@svc/http';
+import {
+  clientAddressOf,
+  createApiServer,
+  Metrics,
+  serveMetrics,
+  shareMetricsWithPrimary,
+  SyncAnswers,
+  type MetricsListener,
+} from '@svc/http';
 import {
   changeLogLogging,
   createSealer,
@@ -27,18 +35,28 @@ import { OfrepEventHub, StreamHub } from '@svc/sse';
 /** How often `last_used_at` of API keys is written. */
 const KEY_USAGE_FLUSH_MS = 30_000;
 /** The api's metrics port unless METRICS_PORT says otherwise (the console's is 9465). */
-const METRICS_PORT = 9464;
+export const API_METRICS_PORT = 9464;
 
 export interface ApiApp {
   /** The bound port (useful with PORT=0). */
   port: number;
-  /** The bound port of `/metrics`. */
-  metricsPort: number;
+  /** The bound port of `/metrics` (none in a cluster worker: the primary serves them). */
+  metricsPort: number | undefined;
   model: ReadModel;
   close(): Promise<void>;
 }
 
-export async function startApi(settings: Settings, logger: Logger): Promise<ApiApp> {
+/** What a cluster worker (`API_WORKERS` > 1) is told by its primary. */
+export interface ClusterPeers {
+  /** Whether every other worker is ready too: `/readyz` answers for all of them. */
+  ready(): boolean;
+}
+
+export async function startApi(
+  settings: Settings,
+  logger: Logger,
+  options: { cluster?: ClusterPeers } = {},
+): Promise<ApiApp> {
   const storage = await openStorage(settings, {
     onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
     onInsecureFile: (message) => logger.warn(message),
@@ -104,23 +122,29 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
     baseDomain: settings.BASE_DOMAIN,
     logger,
     metrics,
-    ready: () => ready,
+    ready: () => ready && (options.cluster?.ready() ?? true),
     headersTimeoutMs: settings.REQUEST_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
   });
   server.listen(settings.PORT, settings.HOST);
   await once(server, 'listening');
-  const { server: metricsServer, port: metricsPort } = await serveMetrics(
-    metrics,
-    { host: settings.METRICS_HOST, port: settings.METRICS_PORT, defaultPort: METRICS_PORT },
-    (message) => logger.warn(message),
-  );
+  let metricsListener: MetricsListener | undefined;
+  if (options.cluster) shareMetricsWithPrimary(metrics);
+  else {
+    metricsListener = await serveMetrics(
+      metrics,
+      { host: settings.METRICS_HOST, port: settings.METRICS_PORT, defaultPort: API_METRICS_PORT },
+      (message) => logger.warn(message),
+    );
+  }
+  const metricsServer = metricsListener?.server;
+  const metricsPort = metricsListener?.port;
 
   try {
     await model.load();
   } catch (error) {
     server.close();
-    metricsServer.close();
+    metricsServer?.close();
     await Promise.all([hub.close(), ofrep.hub.close()]);
     await storage.store.close();
     if (error instanceof SealError) {
@@ -172,7 +196,7 @@ export async function startApi(settings: Settings, logger: Logger): Promise<ApiA
       await Promise.all([hub.close(), ofrep.hub.close()]);
       server.closeIdleConnections();
       await closed;
-      metricsServer.close();
+      metricsServer?.close();
       clearInterval(usageTimer);
       await keyUsage.flush();
       await feed.close();

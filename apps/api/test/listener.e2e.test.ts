@@ -150,7 +150,7 @@ describe('api listener', () => {
 });
 
 async function metricValue(route: string, status: number): Promise<number> {
-  const text = (await httpCall(h.api.metricsPort, 'GET', '/metrics')).text;
+  const text = (await httpCall(h.api.metricsPort!, 'GET', '/metrics')).text;
   const line = text
     .split('\n')
     .find((l) => l.startsWith(`svc_http_requests_total{route="${route}",status="${status}"} `));

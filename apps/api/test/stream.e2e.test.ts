@@ -48,7 +48,7 @@ const json = (e: SseEvent) => JSON.parse(e.data);
 const changeOf = (key: string) => (e: SseEvent) => e.event === 'change' && json(e).key === key;
 
 async function metric(name: string): Promise<number> {
-  const text = (await httpCall(h.api.metricsPort, 'GET', '/metrics')).text;
+  const text = (await httpCall(h.api.metricsPort!, 'GET', '/metrics')).text;
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return line ? Number(line.split(' ')[1]) : NaN;
 }

@@ -211,10 +211,10 @@ describe('health and metrics', () => {
     expect((await httpCall(h.console.port, 'GET', '/readyz')).status).toBe(200);
     // Metrics on their own port, never on the public one.
     expect((await httpCall(h.api.port, 'GET', '/metrics')).status).toBe(404);
-    const scrape = await httpCall(h.api.metricsPort, 'GET', '/metrics');
+    const scrape = await httpCall(h.api.metricsPort!, 'GET', '/metrics');
     expect(scrape.text).toMatch(/^svc_views [1-9]/m);
     const count = async (status: number) => {
-      const text = (await httpCall(h.api.metricsPort, 'GET', '/metrics')).text;
+      const text = (await httpCall(h.api.metricsPort!, 'GET', '/metrics')).text;
       const prefix = `svc_http_requests_total{route="/v1/sync",status="${status}"} `;
       const line = text.split('\n').find((l) => l.startsWith(prefix));
       return line ? Number(line.slice(prefix.length)) : 0;

@@ -5,8 +5,32 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AggregatorRegistry } from 'prom-client';
 import type { Metrics } from './metrics.ts';
 import { problem, writeProblem } from './problem.ts';
+
+/** What the metrics listener serves: one process's registry, or a cluster's sum. */
+export interface MetricsSource {
+  registry: { metrics(): Promise<string>; readonly contentType: string };
+}
+
+/**
+ * In a cluster worker (`API_WORKERS` > 1): this process's metrics go to the primary when it asks
+ * (prom-client's cluster messages); the worker opens no metrics listener of its own.
+ */
+export function shareMetricsWithPrimary(metrics: Metrics): void {
+  AggregatorRegistry.setRegistries([metrics.registry]);
+  // prom-client answers the primary's requests once an aggregator exists in the worker.
+  new AggregatorRegistry();
+}
+
+/** In the cluster's primary: every worker's metrics, counters and gauges summed across them. */
+export function clusterMetricsSource(): MetricsSource {
+  const aggregator = new AggregatorRegistry();
+  return {
+    registry: { metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType },
+  };
+}
 
 export interface MetricsListener {
   server: Server;
@@ -19,7 +43,7 @@ export interface MetricsListener {
  * machine, a test run), on a free port, which `warn` is told of.
  */
 export async function serveMetrics(
-  metrics: Metrics,
+  metrics: MetricsSource,
   options: { host: string; port: number | undefined; defaultPort: number },
   warn: (message: string) => void,
 ): Promise<MetricsListener> {

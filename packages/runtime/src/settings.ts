@@ -50,6 +50,11 @@ const schema = z.object({
   /** Workload identities: token exchanges per identity per minute. */
   IDENTITY_EXCHANGE_MAX: positive(60),
   /**
+   * api processes serving one port (node:cluster), each following the change log itself:
+   * `auto` is one per core. More streams per machine than one process's open-file cap allows.
+   */
+  API_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)]).default(1),
+  /**
    * `true`: the console seeds the demo workspace on first start and keeps its keys in plaintext
    * in DATA_DIR/demo-seed.json. Never in production; `pnpm start` (the local launcher) sets it.
    */

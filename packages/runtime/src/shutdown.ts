@@ -1,10 +1,15 @@
 import type { Logger } from 'pino';
 
 /**
- * Runs `stop` once on SIGTERM or SIGINT, then exits; a second signal or the grace period
- * running out exits at once.
+ * Runs `stop` once on SIGTERM or SIGINT (or the `signals` given), then exits; a second signal or
+ * the grace period running out exits at once.
  */
-export function onShutdown(logger: Logger, graceMs: number, stop: () => Promise<void>): void {
+export function onShutdown(
+  logger: Logger,
+  graceMs: number,
+  stop: () => Promise<void>,
+  signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'],
+): void {
   let stopping = false;
   const handle = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -29,6 +34,5 @@ export function onShutdown(logger: Logger, graceMs: number, stop: () => Promise<
       },
     );
   };
-  process.on('SIGTERM', handle);
-  process.on('SIGINT', handle);
+  for (const signal of signals) process.on(signal, handle);
 }

@@ -34,4 +34,12 @@ describe('settings', () => {
       SYNC_QUARANTINE_MAX: 5,
     });
   });
+
+  it('takes API_WORKERS as a count or auto', () => {
+    expect(loadSettings({}).API_WORKERS).toBe(1);
+    expect(loadSettings({ API_WORKERS: '2' }).API_WORKERS).toBe(2);
+    expect(loadSettings({ API_WORKERS: 'auto' }).API_WORKERS).toBe('auto');
+    expect(() => loadSettings({ API_WORKERS: '0' })).toThrow(/API_WORKERS/);
+    expect(() => loadSettings({ API_WORKERS: 'many' })).toThrow(/API_WORKERS/);
+  });
 });

@@ -3,13 +3,14 @@
  * before any body is read, 405 for a known path with another method, 400 for a malformed path.
  */
 import { once } from 'node:events';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Digest, sha256KeyHasher } from '@svc/crypto';
 import { ReadModel, SecretWrites } from '@svc/domain';
 import { createApiServer, Metrics } from '@svc/http';
 import { createLogger, createSealer, openStorage } from '@svc/runtime';
 import { StreamHub } from '@svc/sse';
+import { answerBeforeBody } from '@svc/testkit';
 import { httpCall, startHarness, type Harness } from './harness.ts';
 
 let h: Harness;
@@ -30,39 +31,6 @@ afterAll(() => h?.stop());
 
 const call = (method: string, path: string, options: Parameters<typeof httpCall>[3] = {}) =>
   httpCall(h.api.port, method, `/acme${path}`, options);
-
-/**
- * Sends the head of a request announcing `length` body bytes, and only a first few of them:
- * the answer must come without the rest, i.e. before the body was read.
- */
-function answerBeforeBody(
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  length: number,
-) {
-  return new Promise<string>((resolve, reject) => {
-    const socket = connect(h.api.port, '127.0.0.1');
-    let received = '';
-    const head = [
-      `${method} /acme${path} HTTP/1.1`,
-      'Host: 127.0.0.1',
-      'Content-Type: application/json',
-      `Content-Length: ${length}`,
-      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-    ].join('\r\n');
-    socket.write(`${head}\r\n\r\n{"value": "`);
-    socket.on('data', (chunk: Buffer) => {
-      received += chunk.toString();
-      if (received.includes('\r\n\r\n')) {
-        socket.destroy();
-        resolve(received.split('\r\n', 1)[0]!);
-      }
-    });
-    socket.on('error', reject);
-    setTimeout(() => reject(new Error(`no answer before the body; got: ${received}`)), 3000);
-  });
-}
 
 describe('api listener', () => {
   it('answers 405 with Allow for a known path asked with another method', async () => {
@@ -110,11 +78,21 @@ describe('api listener', () => {
 
   it('answers refusals while the body is still on its way', async () => {
     const length = 512 * 1024;
-    expect(await answerBeforeBody('PUT', '/v1/secrets/a', {}, length)).toMatch(/ 401 /);
+    expect(await answerBeforeBody(h.api.port, 'PUT', '/acme/v1/secrets/a', {}, length)).toMatch(
+      / 401 /,
+    );
     expect(
-      await answerBeforeBody('PUT', '/v1/secrets/a', { 'X-Service-API-Key': pk }, length),
+      await answerBeforeBody(
+        h.api.port,
+        'PUT',
+        '/acme/v1/secrets/a',
+        { 'X-Service-API-Key': pk },
+        length,
+      ),
     ).toMatch(/ 403 /);
-    expect(await answerBeforeBody('POST', '/v1/flags/evaluate-ab', {}, 1000)).toMatch(/ 401 /);
+    expect(
+      await answerBeforeBody(h.api.port, 'POST', '/acme/v1/flags/evaluate-ab', {}, 1000),
+    ).toMatch(/ 401 /);
   });
 
   it('answers 402 and 403 before reading an evaluate-ab body', async () => {

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import { NotFoundError } from '@svc/domain';
 import { corsHeaders, preflightHeaders } from './cors.ts';
-import { MethodNotAllowedError, ServiceUnavailableError } from './http-errors.ts';
+import { methodNotAllowed, unavailable } from './http-errors.ts';
 import { bodyLeftUnread } from './json-body.ts';
 import { writeJson } from './json-response.ts';
 import type { Metrics } from './metrics.ts';
@@ -84,7 +84,7 @@ export function createApiServer(options: ApiServerOptions): Server {
       const method = req.method ?? 'GET';
       const match = table.match(method, tenant.path);
       if (!match) throw new NotFoundError(`no route ${method} ${tenant.path}`);
-      if ('allow' in match) throw new MethodNotAllowedError(method, match.allow);
+      if ('allow' in match) throw methodNotAllowed(method, match.allow);
       const { route, params } = match;
       label = route.path;
       if ('open' in route)
@@ -109,7 +109,7 @@ export function createApiServer(options: ApiServerOptions): Server {
     // Before the views are loaded every workspace would look unknown (404) and every key
     // revoked (401), and clients stop for good on those: "not yet" is a 503.
     if (!options.ready()) {
-      return fail(new ServiceUnavailableError('the api is starting'), req, res, UNMATCHED);
+      return fail(unavailable('the api is starting'), req, res, UNMATCHED);
     }
     const tenant = resolveTenant(req.headers.host, url);
     // An unknown workspace is 404 before the key is looked at, for every route.

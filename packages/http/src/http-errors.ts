@@ -1,35 +1,36 @@
+/** Codes the http adapter answers with on its own, beside the domain's. */
+export type HttpProblemCode = 'method_not_allowed' | 'unavailable' | 'too_many_streams';
+
 /**
- * Refusals of the HTTP adapter itself (not the domain's): the server cannot serve this now.
- * They carry a problem code of their own and, where a retry makes sense, when to retry.
+ * A refusal of the HTTP adapter itself, not the domain's (the server cannot serve this now, or
+ * not this way), with the headers its answer needs (`Retry-After`, `Allow`).
  */
-export class ServiceUnavailableError extends Error {
-  readonly code = 'unavailable';
+export class HttpRefusal extends Error {
   constructor(
+    readonly code: HttpProblemCode,
     message: string,
-    readonly retryAfterSeconds = 1,
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
 }
 
-/** A client holds as many streams as it may (429 `too_many_streams`). */
-export class TooManyStreamsError extends Error {
-  readonly code = 'too_many_streams';
-  constructor(
-    message: string,
-    readonly retryAfterSeconds = 10,
-  ) {
-    super(message);
-  }
+/** 503: not now (starting, shutting down); retry after `retryAfterSeconds`. */
+export function unavailable(message: string, retryAfterSeconds = 1): HttpRefusal {
+  return new HttpRefusal('unavailable', message, { 'Retry-After': String(retryAfterSeconds) });
 }
 
-/** A known path asked with a method it does not have (405 with `Allow`). */
-export class MethodNotAllowedError extends Error {
-  readonly code = 'method_not_allowed';
-  constructor(
-    method: string,
-    readonly allow: readonly string[],
-  ) {
-    super(`${method} is not allowed here; use ${allow.join(', ')}`);
-  }
+/** 429: the client (or the server) holds as many streams as it may; streams end and free up. */
+export function tooManyStreams(message: string, retryAfterSeconds = 10): HttpRefusal {
+  return new HttpRefusal('too_many_streams', message, {
+    'Retry-After': String(retryAfterSeconds),
+  });
+}
+
+/** 405: a known path asked with a method it does not have. */
+export function methodNotAllowed(method: string, allow: readonly string[]): HttpRefusal {
+  const methods = allow.join(', ');
+  return new HttpRefusal('method_not_allowed', `${method} is not allowed here; use ${methods}`, {
+    Allow: methods,
+  });
 }

@@ -10,14 +10,7 @@ import {
   ValidationError,
   type ErrorCode,
 } from '@svc/domain';
-import {
-  MethodNotAllowedError,
-  ServiceUnavailableError,
-  TooManyStreamsError,
-} from './http-errors.ts';
-
-/** Codes the http adapter answers with on its own, beside the domain's. */
-export type HttpProblemCode = 'method_not_allowed' | 'unavailable' | 'too_many_streams';
+import { HttpRefusal, type HttpProblemCode } from './http-errors.ts';
 
 /** Every code a problem+json body can carry. */
 export type ProblemCode = ErrorCode | HttpProblemCode | 'internal';
@@ -89,14 +82,14 @@ export function problem(code: ProblemCode, detail: string, field?: string): Prob
 export function problemOf(
   error: unknown,
 ): { problem: Problem; headers: Record<string, string> } | undefined {
-  const later = error instanceof ServiceUnavailableError || error instanceof TooManyStreamsError;
-  const own = later || error instanceof MethodNotAllowedError;
-  if (!(error instanceof DomainError) && !own) return undefined;
+  if (error instanceof HttpRefusal) {
+    return { problem: problem(error.code, error.message), headers: { ...error.headers } };
+  }
+  if (!(error instanceof DomainError)) return undefined;
   const headers: Record<string, string> = {};
-  if (later || error instanceof RateLimitedError || error instanceof SyncQuarantinedError) {
+  if (error instanceof RateLimitedError || error instanceof SyncQuarantinedError) {
     headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
   }
-  if (error instanceof MethodNotAllowedError) headers['Allow'] = error.allow.join(', ');
   const field = error instanceof ValidationError ? error.field : undefined;
   return { problem: problem(error.code, error.message, field), headers };
 }

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { syncView } from '@svc/domain';
 import type { StreamHub, StreamSubscription } from '@svc/sse';
 import { corsHeaders } from './cors.ts';
-import { ServiceUnavailableError, TooManyStreamsError } from './http-errors.ts';
+import { tooManyStreams, unavailable } from './http-errors.ts';
 import type { KeyRoute } from './route-table.ts';
 import { responseSink } from './stream-sink.ts';
 import type { V1Deps } from './v1-routes.ts';
@@ -39,12 +39,11 @@ export function startStream(
   hub: StreamHub,
   subscription: StreamSubscription,
 ): number {
-  if (!hub.accepting) throw new ServiceUnavailableError('the server is shutting down');
+  if (!hub.accepting) throw unavailable('the server is shutting down');
   const admission = hub.admit(subscription.clientId);
-  if (admission === 'full')
-    throw new TooManyStreamsError('this server holds all the streams it may');
+  if (admission === 'full') throw tooManyStreams('this server holds all the streams it may');
   if (admission === 'client') {
-    throw new TooManyStreamsError('this key holds all the streams it may from this address');
+    throw tooManyStreams('this key holds all the streams it may from this address');
   }
   // Gone before it started: a stream would never see its 'close'. 499 as nginx counts it.
   if (res.destroyed) return 499;

@@ -99,7 +99,6 @@ describe('IdentityExchange', () => {
     await world.exchange(verifier).exchange(token(identity.id));
     expect(verifier.calls).toHaveLength(1);
     expect(verifier.calls[0]).toMatchObject({
-      identityId: identity.id,
       binding: { method: 'kubernetes', settings: { namespaces: ['payments'] } },
       reviewerToken: 'reviewer-token-value',
       credential: { type: 'token', token: 'eyJ.platform.token' },

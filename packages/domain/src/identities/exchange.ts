@@ -80,7 +80,6 @@ export class IdentityExchange {
     let workload: VerifiedWorkload;
     try {
       workload = await this.deps.verifier.verify({
-        identityId: identity.id,
         binding: identity.binding,
         reviewerToken: this.openSecret(identity),
         credential: request.credential,

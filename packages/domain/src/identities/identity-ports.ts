@@ -12,8 +12,6 @@ import type {
 
 /** What the verifier is asked: does this credential prove a workload this binding trusts? */
 export interface VerificationRequest {
-  /** Identifies the binding for caches (JWKS per identity); never sent anywhere. */
-  identityId: string;
   binding: IdentityBinding;
   /** The opened Kubernetes reviewer token; null when the caller's token reviews itself. */
   reviewerToken: string | null;

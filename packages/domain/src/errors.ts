@@ -16,7 +16,8 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'rate_limited'
   | 'sync_quarantined'
-  | 'upstream_unavailable';
+  | 'upstream_unavailable'
+  | 'storage_unavailable';
 
 export abstract class DomainError extends Error {
   abstract readonly code: ErrorCode;
@@ -104,5 +105,19 @@ export class SyncQuarantinedError extends DomainError {
   readonly code = 'sync_quarantined';
   constructor(readonly retryAfterSeconds: number) {
     super(`this key synced too often and is quarantined; retry after ${retryAfterSeconds} s`);
+  }
+}
+
+/**
+ * The database cannot be reached (restarting, network, connections cut): the operation did not
+ * happen; retry after `retryAfterSeconds`. Reads served from memory are not affected.
+ */
+export class StorageUnavailableError extends DomainError {
+  readonly code = 'storage_unavailable';
+  constructor(
+    readonly retryAfterSeconds = 1,
+    options?: { cause?: unknown },
+  ) {
+    super('the database cannot be reached right now; retry shortly', options);
   }
 }

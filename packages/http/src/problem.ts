@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import {
   DomainError,
   RateLimitedError,
+  StorageUnavailableError,
   SyncQuarantinedError,
   ValidationError,
   type ErrorCode,
@@ -29,6 +30,7 @@ export const statusByCode: Record<Exclude<ProblemCode, 'internal'>, number> = {
   payload_too_large: 413,
   rate_limited: 429,
   sync_quarantined: 429,
+  storage_unavailable: 503,
   method_not_allowed: 405,
   unavailable: 503,
   too_many_streams: 429,
@@ -49,6 +51,7 @@ const titleByCode: Record<ProblemCode, string> = {
   payload_too_large: 'Payload too large',
   rate_limited: 'Rate limited',
   sync_quarantined: 'Sync quarantined',
+  storage_unavailable: 'Storage unavailable',
   method_not_allowed: 'Method not allowed',
   unavailable: 'Service unavailable',
   too_many_streams: 'Too many streams',
@@ -87,7 +90,11 @@ export function problemOf(
   }
   if (!(error instanceof DomainError)) return undefined;
   const headers: Record<string, string> = {};
-  if (error instanceof RateLimitedError || error instanceof SyncQuarantinedError) {
+  if (
+    error instanceof RateLimitedError ||
+    error instanceof SyncQuarantinedError ||
+    error instanceof StorageUnavailableError
+  ) {
     headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
   }
   const field = error instanceof ValidationError ? error.field : undefined;

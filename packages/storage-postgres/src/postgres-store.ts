@@ -22,6 +22,7 @@ import {
 import type { Database } from './database.ts';
 import { migrations } from './migrations.ts';
 import { PostgresChangeFeed, type PostgresChangeFeedOptions } from './postgres-change-feed.ts';
+import { unavailableOnLoss } from './connection-loss.ts';
 import { postgresStoreDialect } from './postgres-store-dialect.ts';
 import { postgresWriteRateLimiter } from './postgres-write-rate-limiter.ts';
 
@@ -41,7 +42,10 @@ export interface PostgresStoreOptions {
   clock?: Clock;
   /** Pool size (default 10). */
   maxConnections?: number;
-  /** Errors of idle pooled connections and of the feeds' listening connections (default: ignored). */
+  /**
+   * Told of every connection the database ends or loses: pooled ones (idle or in use) and the
+   * feeds' listening ones. Each is replaced on demand, so this is for logs (default: ignored).
+   */
   onConnectionError?: (error: Error) => void;
 }
 
@@ -86,11 +90,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
   const onError = options.onConnectionError ?? (() => {});
   const pool = new pg.Pool({ ...connectionConfig(options), max: options.maxConnections ?? 10 });
-  // An idle pooled connection that dies (server restart, terminated backend) is dropped by the
-  // pool and replaced on demand; without a listener its 'error' would end the process.
-  pool.on('error', onError);
+  // A pooled connection that dies (server restart, terminated backend) emits 'error', which
+  // would end the process without a listener: while idle on the pool (which drops it), and
+  // while in use between two queries. Each connection reports its own, once; the pool's copy
+  // for idle ones is left quiet. A dead connection is dropped when released, and replaced.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', onError));
   const store = new PostgresStore(
-    new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+    new Kysely<Database>({ dialect: new PostgresDialect({ pool: unavailableOnLoss(pool) }) }),
     pool,
     options,
   );

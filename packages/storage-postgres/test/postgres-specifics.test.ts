@@ -9,7 +9,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConflictError, type Change, type Scope } from '@svc/domain';
+import { ConflictError, StorageUnavailableError, type Change, type Scope } from '@svc/domain';
 import { openSqliteStore } from '@svc/storage-sqlite';
 import { openPostgresStore, type PostgresStore } from '../src/index.ts';
 import { createTestDatabase } from '../src/testing.ts';
@@ -185,6 +185,33 @@ describe.skipIf(!server)('PostgresStore', () => {
     await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0));
     await put(store, scope, 'after');
     expect((await store.listConfigs(scope)).map((c) => c.key)).toStrictEqual(['after']);
+  });
+
+  it('refuses a write whose connection is terminated mid-transaction as StorageUnavailableError, and carries on', async () => {
+    const errors: Error[] = [];
+    const store = await open(`cut_${++schemas}`, (error) => errors.push(error));
+    const scope = await seeded(store);
+    const admin = await rawClient();
+    const write = store.transaction(async (tx) => {
+      await tx.putConfig(scope, { key: 'lost', valueJson: '1', isPublic: false });
+      // The connection is in use, between two statements, when the server ends it.
+      expect(await terminate(admin, 'svc')).toBeGreaterThan(0);
+      await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0));
+      await tx.putConfig(scope, { key: 'lost.too', valueJson: '1', isPublic: false });
+    });
+    await expect(write).rejects.toBeInstanceOf(StorageUnavailableError);
+    expect(errors[0]?.message).toMatch(/terminating connection/);
+    await put(store, scope, 'after');
+    expect((await store.listConfigs(scope)).map((c) => c.key)).toStrictEqual(['after']);
+  });
+
+  it('reports a server it cannot reach as StorageUnavailableError', async () => {
+    const store = await openPostgresStore({
+      // Nothing listens there: every connection attempt is refused at once.
+      connectionString: 'postgres://svc@127.0.0.1:1/svc',
+      schema: 'unreachable',
+    }).catch((error: unknown) => error);
+    expect(store).toBeInstanceOf(StorageUnavailableError);
   });
 });
 

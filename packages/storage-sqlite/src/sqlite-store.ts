@@ -6,6 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { Kysely, Migrator, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import {
+  StorageUnavailableError,
   systemClock,
   type Clock,
   type ProjectState,
@@ -176,7 +177,9 @@ export class SqliteStore extends KyselyReader implements Store {
         await sql`begin immediate`.execute(conn);
         return;
       } catch (error) {
-        if (!isBusy(error) || Date.now() >= deadline) throw error;
+        if (!isBusy(error)) throw error;
+        // Another process held the write lock all along: a refusal to retry, not a failure.
+        if (Date.now() >= deadline) throw new StorageUnavailableError(1, { cause: error });
       } finally {
         this.sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       }

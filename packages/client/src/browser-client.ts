@@ -62,9 +62,7 @@ export class ServiceClient extends CachedClient {
   constructor(config: ServiceConfig) {
     const resolved = resolveCommon(config, defaultLogger);
     if (resolved.keyType === 'sk') {
-      throw new TypeError(
-        'a secret key (svs_) must never reach a browser: use a public key (svp_)',
-      );
+      throw new TypeError('browsers take a public key (svp_), never a secret key (svs_)');
     }
     super(resolved, BROWSER_PLATFORM);
     void this.pause(true);
@@ -106,7 +104,7 @@ export class ServiceClient extends CachedClient {
     });
     if (this.config.stream) this.connectStream();
     // Values first, then the stream (whose first event would ask for the same sync).
-    if (!this.getStatus().ready) this.#initialSync ??= this.backgroundSync('initial sync');
+    if (!this.getStatus().ready) this.#initialSync ??= this.backgroundSync('initial');
     void Promise.resolve(this.#initialSync).then(() => this.#unwatch && this.pause(pageHidden()));
   }
 

@@ -7,9 +7,8 @@
  *
  * Private state uses `#` fields: minifiers shorten them, and the browser bundle has a budget.
  */
-import type { KeyType } from './api-key.ts';
 import type { ResolvedCommon } from './common-config.ts';
-import { ServiceError, ServiceQuarantinedError } from './errors.ts';
+import { closedError, describe, ServiceQuarantinedError } from './errors.ts';
 import { evaluateAB } from './evaluate-ab.ts';
 import type { StreamEvent } from './event-parser.ts';
 import {
@@ -24,7 +23,7 @@ import {
 } from './snapshot.ts';
 import { streamConnection, type StreamConnection } from './stream.ts';
 import { unrefTimer, type Timer } from './timers.ts';
-import { describe, errorOf, Transport, type RequestPlatform } from './transport.ts';
+import { errorOf, Transport, type RequestPlatform } from './transport.ts';
 
 /** What changed in the cache, as one batch. */
 export interface ChangeSet {
@@ -117,21 +116,6 @@ export abstract class CachedClient {
   /** Every flag of the cache (key to `is_active`), as a new object. */
   getAllFlags(): Record<string, boolean> {
     return Object.fromEntries(this.snapshot.flags);
-  }
-
-  /** `sk` for a secret key, `pk` for a public key (from the configured key). */
-  getKeyType(): KeyType {
-    return this.config.keyType;
-  }
-
-  /** When the last sync succeeded (a 304 counts: the cache was confirmed current). */
-  getSyncedAt(): Date {
-    return new Date(this.#status.syncedAt?.getTime() ?? 0);
-  }
-
-  /** True while the change stream is connected. */
-  isStreamConnected(): boolean {
-    return this.#status.streamConnected;
   }
 
   /** The client's status; the same object until something in it changes. */
@@ -262,7 +246,7 @@ export abstract class CachedClient {
   protected reconnectNow(): void {
     if (this.#paused) return;
     if (this.#streamWanted) this.#stream.retryNow();
-    else void this.backgroundSync('back online');
+    else void this.backgroundSync('online');
   }
 
   /** A sync in the background: a failure is logged and kept as the status's error. */
@@ -291,7 +275,7 @@ export abstract class CachedClient {
       setTimeout(
         () => {
           this.#ttlTimer = undefined;
-          if (!this.#syncRunning) void this.backgroundSync('cache time-to-live');
+          if (!this.#syncRunning) void this.backgroundSync('time-to-live');
         },
         Math.max(0, due - Date.now()),
       ),
@@ -318,7 +302,7 @@ export abstract class CachedClient {
     const { logger } = this.config;
     const waitS = Math.ceil((this.#quarantinedUntil - Date.now()) / 1000);
     if (waitS > 0) {
-      throw new ServiceQuarantinedError(`sync: the key is quarantined for another ${waitS} s`, {
+      throw new ServiceQuarantinedError(`sync: quarantined for another ${waitS} s`, {
         status: 429,
         code: 'sync_quarantined',
         retryAfter: waitS,
@@ -334,12 +318,12 @@ export abstract class CachedClient {
     const response = await this.transport.send('/v1/sync', { headers });
     if (response.status === 304) {
       await response.body?.cancel();
-      logger.debug(`sync: not modified (revision ${this.snapshot.revision})`);
+      logger.debug(`sync: 304 (revision ${this.snapshot.revision})`);
     } else if (!response.ok) {
       const error = await errorOf(response, 'sync');
       if (error instanceof ServiceQuarantinedError) {
         this.#quarantinedUntil = Date.now() + error.retryAfter * 1000;
-        logger.info(`sync quarantined by the server: no sync for ${error.retryAfter} s`);
+        logger.info(`sync: quarantined for ${error.retryAfter} s`);
       }
       throw error;
     } else {
@@ -389,19 +373,19 @@ export abstract class CachedClient {
       if (fresh.length === 0) return;
       this.#streamBatches++;
       this.#replace(applyChanges(this.snapshot, fresh), 'stream');
-      logger.debug(`stream: ${fresh.length} change(s), revision ${this.snapshot.revision}`);
+      logger.debug(`stream: ${fresh.length} changes, revision ${this.snapshot.revision}`);
     };
     for (const { event, data } of events) {
       if (event === 'change') {
         try {
           pending.push(parseChange(data));
         } catch (error) {
-          logger.error('stream: ignored a malformed change event', error);
+          logger.error('stream: malformed change ignored', error);
         }
       } else if (event === 'resync') {
         flush();
         if (revisionOf(data) !== this.snapshot.revision) {
-          void this.backgroundSync('the stream asked for a resync');
+          void this.backgroundSync('resync');
         }
       }
     }
@@ -436,10 +420,6 @@ function notify<T>(
       logger.error('a listener threw', error);
     }
   }
-}
-
-function closedError(): ServiceError {
-  return new ServiceError('the client is closed');
 }
 
 function revisionOf(data: string): unknown {

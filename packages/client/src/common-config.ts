@@ -75,7 +75,7 @@ export function resolveCommon(
   fallbackLogger: () => ServiceLogger,
 ): ResolvedCommon {
   if (typeof config !== 'object' || config === null) {
-    throw new TypeError('ServiceClient config must be an object');
+    throw new TypeError('config must be an object');
   }
   const {
     apiKey,
@@ -87,7 +87,7 @@ export function resolveCommon(
   const key = typeof apiKey === 'string' ? apiKey.trim() : '';
   const keyType = keyTypeOf(key);
   if (keyType === undefined) {
-    throw new TypeError('apiKey is not a valid key (svs_ or svp_, 40 characters, checksum)');
+    throw new TypeError('apiKey is not a valid svs_ or svp_ key');
   }
   if (typeof fetch !== 'function') throw new TypeError('fetch must be a function');
   if (typeof stream !== 'boolean') throw new TypeError('stream must be a boolean');
@@ -137,7 +137,7 @@ function durations<T extends Record<string, number>>(
     const value = given[name];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !(value > 0 && value < Infinity)) {
-      throw new TypeError(`${prefix}${name} must be a positive number of milliseconds`);
+      throw new TypeError(`${prefix}${name} must be a positive number (ms)`);
     }
     resolved[name] = value as T[typeof name];
   }

@@ -34,6 +34,18 @@ export class ServiceError extends Error {
   }
 }
 
+/** What a network call of a closed client fails with. */
+export function closedError(cause?: unknown): ServiceError {
+  return new ServiceError('the client is closed', { cause });
+}
+
+/** An error's message, with its cause's when it has one. */
+export function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return error.message + cause;
+}
+
 /**
  * `ServiceClient.create()` failed: the initial sync did not succeed. `cause` holds the
  * underlying error (a {@link ServiceUnauthorizedError}, {@link ServiceNotFoundError},
@@ -42,8 +54,7 @@ export class ServiceError extends Error {
 export class ServiceInitError extends ServiceError {
   /** @param cause Why the initial sync failed; also in the message. */
   constructor(cause: unknown) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    super(`initial sync failed: ${reason}`, { cause });
+    super(`initial sync failed: ${describe(cause)}`, { cause });
   }
 }
 

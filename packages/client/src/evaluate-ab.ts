@@ -12,12 +12,15 @@ export async function evaluateAB(
   userId: string,
   attributes: Record<string, unknown>,
 ): Promise<Record<string, boolean>> {
-  if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string')) {
-    throw new TypeError('keys must be an array of strings');
-  }
-  if (typeof userId !== 'string') throw new TypeError('userId must be a string');
-  if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) {
-    throw new TypeError('attributes must be an object');
+  if (
+    !Array.isArray(keys) ||
+    keys.some((key) => typeof key !== 'string') ||
+    typeof userId !== 'string' ||
+    typeof attributes !== 'object' ||
+    !attributes ||
+    Array.isArray(attributes)
+  ) {
+    throw new TypeError('evaluateAB takes keys: string[], userId: string, attributes: object');
   }
   const response = await transport.send('/v1/flags/evaluate-ab', {
     method: 'POST',

@@ -32,13 +32,12 @@ export function pageHidden(): boolean {
 /** Follows the page's events; returns the function that stops following them. */
 export function watchPage(handlers: PageHandlers): () => void {
   const { document } = page;
-  if (document === undefined || typeof page.addEventListener !== 'function') return () => {};
+  if (!document) return () => {};
   const visibility = () => (pageHidden() ? handlers.hidden() : handlers.visible());
-  const online = () => handlers.online();
   document.addEventListener('visibilitychange', visibility);
-  page.addEventListener('online', online);
+  page.addEventListener('online', handlers.online);
   return () => {
     document.removeEventListener('visibilitychange', visibility);
-    page.removeEventListener('online', online);
+    page.removeEventListener('online', handlers.online);
   };
 }

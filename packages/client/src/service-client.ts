@@ -5,6 +5,7 @@
  * secret write API.
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { KeyType } from './api-key.ts';
 import { CachedClient } from './cached-client.ts';
 import { resolveConfig, type ResolvedConfig, type ServiceConfig } from './config.ts';
 import {
@@ -105,6 +106,21 @@ export class ServiceClient extends CachedClient implements AsyncDisposable {
   ): StandardSchemaV1.InferOutput<S> | undefined {
     const configs = this.snapshot.configs;
     return configs.has(key) ? checkConfig(key, configs.get(key), schema) : undefined;
+  }
+
+  /** `sk` for a secret key, `pk` for a public key (from the configured key). */
+  getKeyType(): KeyType {
+    return this.config.keyType;
+  }
+
+  /** When the last sync succeeded (a 304 counts: the cache was confirmed current). */
+  getSyncedAt(): Date {
+    return new Date(this.getStatus().syncedAt?.getTime() ?? 0);
+  }
+
+  /** True while the change stream is connected. */
+  isStreamConnected(): boolean {
+    return this.getStatus().streamConnected;
   }
 
   /**

@@ -28,9 +28,7 @@ export function consoleLogger(name: string, debug: (message: string) => void): S
   return {
     debug,
     info: (message) => console.info(`[${name}] ${message}`),
-    error: (message, cause) =>
-      cause === undefined
-        ? console.error(`[${name}] ${message}`)
-        : console.error(`[${name}] ${message}`, cause),
+    // The cause only when there is one: `console.error(message)` alone otherwise.
+    error: (message, ...cause: unknown[]) => console.error(`[${name}] ${message}`, ...cause),
   };
 }

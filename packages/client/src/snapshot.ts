@@ -49,7 +49,7 @@ const KINDS = Object.keys(FIELDS) as ItemKind[];
 /** Reads a `/v1/sync` body; a {@link ServiceError} when it is not the contract's shape. */
 export function parseSnapshot(body: unknown): Snapshot {
   if (!isObject(body) || !Number.isSafeInteger(body.revision)) {
-    throw offContract('sync: the snapshot', 'it has no integer revision');
+    throw offContract('sync: the snapshot', 'no integer revision');
   }
   const snapshot: Record<string, unknown> = { revision: body.revision };
   for (const kind of KINDS) {
@@ -77,8 +77,8 @@ export function parseChange(data: string): ItemChange {
   let event: unknown;
   try {
     event = JSON.parse(data);
-  } catch (error) {
-    throw new ServiceError('stream: a change event is not JSON', { cause: error });
+  } catch {
+    // Refused below, as any other shape.
   }
   const { revision, kind, key, op } = isObject(event) ? event : {};
   if (
@@ -187,5 +187,5 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function offContract(what: string, reason: string): ServiceError {
-  return new ServiceError(`${what} does not follow the contract: ${reason}`);
+  return new ServiceError(`${what} is off the contract: ${reason}`);
 }

@@ -5,10 +5,10 @@
  */
 import { Backoff } from './backoff.ts';
 import type { ResolvedCommon } from './common-config.ts';
-import { ServiceNotFoundError, ServiceUnauthorizedError } from './errors.ts';
+import { describe, ServiceNotFoundError, ServiceUnauthorizedError } from './errors.ts';
 import { createEventParser, type StreamEvent } from './event-parser.ts';
-import { unrefTimer } from './timers.ts';
-import { describe, errorOf, type RequestPlatform, type Transport } from './transport.ts';
+import { unrefTimer, type Timer } from './timers.ts';
+import { errorOf, type RequestPlatform, type Transport } from './transport.ts';
 
 export interface StreamHandlers {
   /** The revision to resume after (sent as `Last-Event-ID`), or undefined. */
@@ -65,9 +65,15 @@ export function streamConnection(
     const resumeAfter = handlers.resumeAfter();
     if (resumeAfter !== undefined) headers['last-event-id'] = String(resumeAfter);
     // The time limit covers the answer's head too: a server that never answers is silent.
-    const silence = unrefTimer(
-      setTimeout(() => controller.abort('silence' satisfies Ending), reconnect.silenceTimeoutMs),
-    );
+    // Re-armed on every chunk (browsers' timers have no `refresh()`).
+    let silence: Timer | undefined;
+    const listen = () => {
+      clearTimeout(silence);
+      silence = unrefTimer(
+        setTimeout(() => controller.abort('silence' satisfies Ending), reconnect.silenceTimeoutMs),
+      );
+    };
+    listen();
     let connectedAt: number | undefined;
     try {
       const response = await transport.send('/v1/stream', { headers, signal });
@@ -100,7 +106,7 @@ export function streamConnection(
         const { done, value } = await reader.read();
         if (signal.aborted) throw signal.reason;
         if (done) break;
-        silence.refresh();
+        listen();
         feed(decoder.decode(value, { stream: true }));
         if (batch.length > 0) handlers.onEvents(batch.splice(0));
       }
@@ -131,7 +137,7 @@ export function streamConnection(
           break;
         }
         delay = outcome === 'ended-long' ? 0 : backoff.next();
-        if (run.active) logger.info(`stream ended by the server; reconnecting in ${delay} ms`);
+        if (run.active) logger.info(`stream ended; reconnecting in ${delay} ms`);
       } catch (error) {
         if (!run.active) break;
         delay = backoff.next();

@@ -4,6 +4,8 @@
  * its own extra headers and fetch options.
  */
 import {
+  closedError,
+  describe,
   ServiceAbAddonNotAvailableError,
   ServiceBillingError,
   ServiceError,
@@ -49,7 +51,7 @@ export class Transport {
   async send(path: string, request: RequestOptions = {}): Promise<Response> {
     const { closed, requestTimeoutMs, platform } = this.options;
     const method = request.method ?? 'GET';
-    if (closed.aborted) throw new ServiceError('the client is closed');
+    if (closed.aborted) throw closedError();
     const headers: Record<string, string> = {
       'x-service-api-key': this.options.apiKey,
       ...platform.headers,
@@ -68,12 +70,12 @@ export class Transport {
         redirect: 'error',
       });
     } catch (error) {
-      const reason = closed.aborted
-        ? 'the client is closed'
-        : (signal.reason as Error | undefined)?.name === 'TimeoutError'
-          ? `${method} ${path} timed out after ${requestTimeoutMs} ms`
-          : `${method} ${path} failed: ${describe(error)}`;
-      throw new ServiceError(reason, { cause: error });
+      if (closed.aborted) throw closedError(error);
+      const timedOut = (signal.reason as Error | undefined)?.name === 'TimeoutError';
+      throw new ServiceError(
+        `${method} ${path} ${timedOut ? `timed out after ${requestTimeoutMs} ms` : `failed: ${describe(error)}`}`,
+        { cause: error },
+      );
     }
   }
 
@@ -134,10 +136,4 @@ export function retryAfterSeconds(header: string | null, now = Date.now()): numb
   if (/^\s*\d+\s*$/.test(header)) return Number(header);
   const at = Date.parse(header);
   return Number.isNaN(at) ? 1 : Math.max(0, Math.ceil((at - now) / 1000));
-}
-
-export function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
-  return error.message + cause;
 }

@@ -132,3 +132,5 @@ export function answerBeforeBody(
     }, 5000);
   });
 }
+
+export { startProcesses, type ProcessServer } from './live-processes.ts';

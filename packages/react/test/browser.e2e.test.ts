@@ -279,6 +279,22 @@ describe('the example app in Chromium', { timeout: SLOW }, () => {
     await page.close();
   });
 
+  it('back online, the stream reconnects at once instead of waiting out its backoff', async () => {
+    // A reconnect delay of 10 to 20 s: only the online event can bring the stream back soon.
+    const { page } = await open('user=u-1&delay=20000');
+    await poll(() => page.locator('#status').getAttribute('data-stream')).toBe('true');
+    await server.killApi(true);
+    await poll(() => page.locator('#status').getAttribute('data-stream')).toBe('false');
+    await server.startApi();
+    await context.setOffline(true);
+    await context.setOffline(false); // the page's window gets its online event
+    const onlineAt = Date.now();
+    await poll(() => page.locator('#status').getAttribute('data-stream'), 8000).toBe('true');
+    const took = Date.now() - onlineAt;
+    console.info(`stream back ${took} ms after the online event (the backoff said 10 to 20 s)`);
+    expect(took).toBeLessThan(8000);
+  });
+
   it('the api restarted: the page keeps its last values, then converges', async () => {
     await setFlag(false);
     const { page, problems } = await open('user=u-1&delay=200');

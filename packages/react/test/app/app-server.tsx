@@ -85,7 +85,11 @@ async function page(options: AppServerOptions, url: URL): Promise<string> {
     apiKey,
     userId: q.get('user') ?? 'user-1',
     cacheTtlMs: Number(q.get('ttl') ?? 60_000),
-    reconnect: { initialDelayMs: Number(q.get('delay') ?? 1000), maxDelayMs: 2000 },
+    // `delay`: the stream's reconnect delay (from half of it to all of it, with jitter).
+    reconnect: {
+      initialDelayMs: Number(q.get('delay') ?? 1000),
+      maxDelayMs: Math.max(2000, Number(q.get('delay') ?? 1000)),
+    },
   };
   if (bootstrap) {
     // What a Next.js server component or getServerSideProps does: one sync with the public key.

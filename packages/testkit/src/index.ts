@@ -134,3 +134,4 @@ export function answerBeforeBody(
 }
 
 export { startProcesses, type ProcessServer } from './live-processes.ts';
+export * from './live-service.ts';

@@ -15,7 +15,7 @@ import {
 } from '@openfeature/server-sdk';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLiveService, type LiveService } from '@svc/testkit';
+import { liveService } from './support/live.ts';
 import {
   checkOutcomes,
   setUpScenario,
@@ -24,17 +24,15 @@ import {
   type Scenario,
 } from './support/scenario.ts';
 
-let live: LiveService;
+const live = liveService();
 let scenario: Scenario;
 
 beforeAll(async () => {
-  live = await startLiveService();
   scenario = await setUpScenario(live, 'node-sdk');
 }, 60_000);
 
 afterAll(async () => {
   await OpenFeature.close();
-  await live?.stop();
 });
 
 const clients = new Map<string, Client>();

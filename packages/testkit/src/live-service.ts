@@ -39,10 +39,32 @@ async function ready(child: ChildProcess, port: number): Promise<void> {
   }, 30_000);
 }
 
+/** Where a live service listens: what a test file started by another process gets told. */
+export interface LiveServiceAddress {
+  apiPort: number;
+  consolePort: number;
+  adminToken: string;
+}
+
+/** The calls of a live service (started elsewhere, e.g. by a vitest global setup). */
+export function liveServiceAt(address: LiveServiceAddress): Omit<LiveService, 'stop'> {
+  const { apiPort, consolePort, adminToken } = address;
+  return {
+    apiUrl: `http://127.0.0.1:${apiPort}`,
+    apiPort,
+    consolePort,
+    adminToken,
+    ...adminCalls(() => consolePort, adminToken),
+  };
+}
+
 /** Starts the console, then the api; `env` adds settings (e.g. `DATABASE_URL`). */
-export async function startLiveService(env: Record<string, string> = {}): Promise<LiveService> {
+export async function startLiveService(
+  env: Record<string, string> = {},
+  options: { adminToken?: string } = {},
+): Promise<LiveService> {
   const dataDir = tempDir('svc-live-');
-  const adminToken = 'live-service-admin-token-0123456789';
+  const adminToken = options.adminToken ?? 'live-service-admin-token-0123456789';
   const [consolePort, apiPort] = [await freePort(), await freePort()];
   const common = { DATA_DIR: dataDir, HOST: '127.0.0.1', CONSOLE_ADMIN_TOKEN: adminToken, ...env };
   const apps: ChildProcess[] = [];
@@ -64,12 +86,5 @@ export async function startLiveService(env: Record<string, string> = {}): Promis
     await stop();
     throw error;
   }
-  return {
-    apiUrl: `http://127.0.0.1:${apiPort}`,
-    apiPort,
-    consolePort,
-    adminToken,
-    ...adminCalls(() => consolePort, adminToken),
-    stop,
-  };
+  return { ...liveServiceAt({ apiPort, consolePort, adminToken }), stop };
 }

@@ -51,7 +51,10 @@ export interface Scenario {
 export const FLAGS = ['pro.only', 'half', 'de.blocked', 'everyone', 'switched.off'];
 
 /** Creates workspace `slug` with flags, configs and a secret; builds the cases and expectations. */
-export async function setUpScenario(live: LiveService, slug: string): Promise<Scenario> {
+export async function setUpScenario(
+  live: Omit<LiveService, 'stop'>,
+  slug: string,
+): Promise<Scenario> {
   const P = `/workspaces/${slug}/projects/web`;
   await live.admin('POST', '/workspaces', { slug, name: slug });
   await live.admin('POST', `/workspaces/${slug}/projects`, { slug: 'web', name: 'Web' });

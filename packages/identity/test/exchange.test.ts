@@ -130,11 +130,15 @@ describe('IdentityExchange', () => {
     const identity = await createIdentity();
     const minted = await world.exchange(verifier).exchange(token(identity.id));
     world.clock.offset = minted.expiresAt - Date.now() - 5;
-    expect(world.model.authenticate('acme', minted.key).key.identityId).toBe(identity.id);
+    const { key } = world.model.authenticate('acme', minted.key);
+    expect(key.identityId).toBe(identity.id);
+    expect(world.model.isKeyActive(key.id)).toBe(true);
     world.clock.offset = minted.expiresAt - Date.now();
     expect(() => world.model.authenticate('acme', minted.key)).toThrow(
       new UnauthorizedError('the API key has expired'),
     );
+    // What an OFREP event-stream token is checked against: the key, expired too.
+    expect(world.model.isKeyActive(key.id)).toBe(false);
   });
 
   it('audits the exchange with the workload and the key prefix, never the key or token', async () => {

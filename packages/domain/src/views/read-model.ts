@@ -121,9 +121,11 @@ export class ReadModel {
     return view;
   }
 
-  /** Whether the key with this id can authenticate (it exists and is not revoked). */
+  /** Whether the key with this id can authenticate (it exists, is not revoked, has not expired). */
   isKeyActive(keyId: string): boolean {
-    return this.keyHashById.has(keyId);
+    const hash = this.keyHashById.get(keyId);
+    const key = hash === undefined ? undefined : this.keysByHash.get(hash);
+    return key !== undefined && (key.expiresAt === null || key.expiresAt > this.clock.now());
   }
 
   workspaceBySlug(slug: string): Workspace | undefined {

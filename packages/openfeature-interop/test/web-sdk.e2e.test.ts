@@ -13,12 +13,13 @@ import type { AddressInfo } from 'node:net';
 import { build } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLiveService, waitFor, type LiveService } from '@svc/testkit';
+import { startProcesses, waitFor, type ProcessServer } from '@svc/testkit';
 import {
   createTestDatabase,
   requirePostgres,
   type TestDatabase,
 } from '@svc/storage-postgres/testing';
+import { ADMIN_TOKEN } from './support/global-setup.ts';
 import { liveService } from './support/live.ts';
 import {
   checkOutcomes,
@@ -31,7 +32,7 @@ import {
 const CHROMIUM = '/usr/bin/chromium';
 const live = liveService();
 const { server: pgServer } = await requirePostgres();
-let pgLive: LiveService | undefined;
+let pgLive: ProcessServer | undefined;
 let database: TestDatabase | undefined;
 let scenario: Scenario;
 let site: Server;
@@ -173,7 +174,7 @@ describe('OpenFeature web SDK + OFREP web provider (headless Chromium)', () => {
 describe.runIf(pgServer)('the same, with the api on PostgreSQL (the bulk path)', () => {
   it('evaluates as evaluate-ab, configs typed, FLAG_NOT_FOUND, a bad key fatal', async () => {
     database = await createTestDatabase(pgServer!);
-    pgLive = await startLiveService({ DATABASE_URL: database.url });
+    pgLive = await startProcesses(ADMIN_TOKEN, { DATABASE_URL: database.url });
     const pg = await setUpScenario(pgLive, 'web-sdk-pg');
     checkOutcomes(pg, await runAll(pg), { GENERAL: 'PROVIDER_FATAL' });
     const bulk = requests.filter(

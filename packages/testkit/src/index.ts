@@ -134,4 +134,3 @@ export function answerBeforeBody(
 }
 
 export { startProcesses, type ProcessServer } from './live-processes.ts';
-export * from './live-service.ts';

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
-import { startLiveService } from '@svc/testkit';
+import { startProcesses } from '@svc/testkit';
 import { ADMIN_TOKEN, repoRoot } from './paths.ts';
 
 declare module 'vitest' {
@@ -17,7 +17,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   execFileSync('pnpm', ['run', 'build'], { cwd: `${repoRoot}/packages/cli`, stdio: 'ignore' });
-  const live = await startLiveService({}, { adminToken: ADMIN_TOKEN });
+  const live = await startProcesses(ADMIN_TOKEN);
   project.provide('consolePort', live.consolePort);
   project.provide('apiPort', live.apiPort);
   return live.stop;

@@ -1,19 +1,19 @@
 /** Once per test run: the real console and api as child processes, for every test file. */
 import type { TestProject } from 'vitest/node';
-import { startLiveService } from '@svc/testkit';
+import { startProcesses } from '@svc/testkit';
+
+export const ADMIN_TOKEN = 'openfeature-interop-admin-token-0123456789';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     apiPort: number;
     consolePort: number;
-    adminToken: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const live = await startLiveService();
+  const live = await startProcesses(ADMIN_TOKEN);
   project.provide('apiPort', live.apiPort);
   project.provide('consolePort', live.consolePort);
-  project.provide('adminToken', live.adminToken);
   return live.stop;
 }

@@ -7,7 +7,8 @@
  */
 import { expect } from 'vitest';
 import { formatApiKey } from '@svc/domain';
-import { httpCall, waitFor, type LiveService } from '@svc/testkit';
+import { httpCall, waitFor } from '@svc/testkit';
+import type { Live } from './live.ts';
 
 /** How a driver's provider sends the key. */
 export type Auth = 'bearer' | 'x-api-key';
@@ -51,10 +52,7 @@ export interface Scenario {
 export const FLAGS = ['pro.only', 'half', 'de.blocked', 'everyone', 'switched.off'];
 
 /** Creates workspace `slug` with flags, configs and a secret; builds the cases and expectations. */
-export async function setUpScenario(
-  live: Omit<LiveService, 'stop'>,
-  slug: string,
-): Promise<Scenario> {
+export async function setUpScenario(live: Live, slug: string): Promise<Scenario> {
   const P = `/workspaces/${slug}/projects/web`;
   await live.admin('POST', '/workspaces', { slug, name: slug });
   await live.admin('POST', `/workspaces/${slug}/projects`, { slug: 'web', name: 'Web' });

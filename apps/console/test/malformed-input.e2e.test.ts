@@ -106,6 +106,16 @@ describe.each(storages)('malformed input on %s', (_name, storage) => {
     await expect400(await c.call('PUT', `${P}/configs/c`, { rawBody: '{"\\ud800": 1}' }), 'body');
   });
 
+  it('answers 400 naming the query parameter that is not what it must be', async () => {
+    for (const query of ['limit=abc', 'limit=0', 'limit=1001', 'limit=1&limit=2', 'limit=null']) {
+      await expect400(await c.call('GET', `/workspaces/acme/audit?${query}`), 'limit');
+    }
+    await expect400(await c.call('GET', `${P}/secrets?reveal=yes`), 'reveal');
+    await expect400(await c.call('GET', `${P}/secrets?reveal=true&reveal=true`), 'reveal');
+    expect((await c.call('GET', '/audit?limit=1000')).status).toBe(200);
+    expect((await c.call('GET', `${P}/secrets?reveal=false`)).status).toBe(200);
+  });
+
   it('refuses control characters in names and salts (PostgreSQL cannot store NUL)', async () => {
     await expect400(
       await c.call('POST', '/workspaces', { body: { slug: 'nul', name: 'a\u0000b' } }),
@@ -132,6 +142,10 @@ describe.each(storages)('malformed input on %s', (_name, storage) => {
       expect(res.json().code).toBe('not_found');
     }
     expect((await c.call('DELETE', `${P}/keys/%00`)).status).toBe(404);
+    // Version numbers are 32-bit in the database: a larger one is no version, not a 500.
+    const version = await c.call('DELETE', `${P}/secrets/s/versions/999999999999998`);
+    expect(version.status).toBe(404);
+    expect(version.json().code).toBe('version_not_found');
   });
 
   it('answers 405 with Allow for a known path asked with another method', async () => {

@@ -15,6 +15,8 @@ import { assertItemKey } from './names.ts';
 import type { SecretSealer, Store, StoreWriter } from './ports.ts';
 
 export const SECRET_TEXT_MAX_BYTES = 64 * 1024;
+/** Version numbers are stored as 32-bit integers: a larger one names no version. */
+export const SECRET_VERSION_MAX = 2_147_483_647;
 export const SECRET_FILE_MAX_BYTES = 1024 * 1024;
 const FILE_NAME_PATTERN = /^[A-Za-z0-9._-]{1,255}$/;
 
@@ -152,7 +154,8 @@ export async function deleteSecretVersion(
   if (!Number.isSafeInteger(version) || version < 1) {
     throw new ValidationError('version', 'must be a positive integer');
   }
-  const change = await tx.deleteSecretVersion(scope, key, version);
+  const change =
+    version <= SECRET_VERSION_MAX ? await tx.deleteSecretVersion(scope, key, version) : undefined;
   if (!change) throw new VersionNotFoundError(`secret '${key}' has no version ${version}`);
   return change;
 }

@@ -2,8 +2,7 @@ import type { ManagementCall, ManagementRoute } from './route.ts';
 import { auditJson } from './views.ts';
 
 /** `?limit=` 1..1000, 100 by default. */
-const limitOf = (call: ManagementCall) =>
-  Math.min(Math.max(Number(call.query('limit')) || 100, 1), 1000);
+const limitOf = (call: ManagementCall) => call.queryInteger('limit', 1, 1000, 100);
 
 export const auditRoutes: ManagementRoute[] = [
   {

@@ -4,7 +4,7 @@
  * shapes the answer. Handlers get a `ManagementCall`, never the raw body.
  */
 import type { Request, Response } from 'express';
-import type { Management, ScopeRef } from '@svc/domain';
+import { ValidationError, type Management, type ScopeRef } from '@svc/domain';
 import type { z } from 'zod';
 import { parseInput } from '../validation.ts';
 
@@ -46,10 +46,30 @@ export class ManagementCall {
     };
   }
 
-  /** A query parameter given once ('' when absent or repeated). */
-  query(name: string): string {
+  /** A query parameter: undefined when absent, a 400 when given twice or as an object. */
+  query(name: string): string | undefined {
     const value = this.req.query[name];
-    return typeof value === 'string' ? value : '';
+    if (value === undefined || typeof value === 'string') return value;
+    throw new ValidationError(name, 'must be given once');
+  }
+
+  /** A whole-number query parameter within `min..max`, `fallback` when absent. */
+  queryInteger(name: string, min: number, max: number, fallback: number): number {
+    const raw = this.query(name);
+    if (raw === undefined) return fallback;
+    const value = /^-?\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!(value >= min && value <= max)) {
+      throw new ValidationError(name, `must be a whole number from ${min} to ${max}`);
+    }
+    return value;
+  }
+
+  /** `true` or `false` as a query parameter, `false` when absent. */
+  queryBoolean(name: string): boolean {
+    const raw = this.query(name);
+    if (raw === undefined || raw === 'false') return false;
+    if (raw === 'true') return true;
+    throw new ValidationError(name, 'must be true or false');
   }
 }
 

@@ -75,7 +75,7 @@ export const valueRoutes: ManagementRoute[] = SCOPES.flatMap((scope): Management
     method: 'GET',
     path: `${scope}/secrets`,
     async handle(call) {
-      const reveal = call.query('reveal') === 'true';
+      const reveal = call.queryBoolean('reveal');
       const secrets = await call.management.secrets.list(call.scope(), reveal);
       call.res.json(secrets.map(secretListingJson));
     },

@@ -1,0 +1,29 @@
+/**
+ * What is fuzzed: one (app, OpenAPI file) pair a line. `url` and `headers` come from the live
+ * fixture (src/fixture.ts); `config` is a schemathesis.toml under targets/ that pins path
+ * parameters to what the fixture seeded (most of the time), so requests reach real resources.
+ */
+import type { Fixture } from './fixture.ts';
+
+export interface FuzzTarget {
+  name: string;
+  /** The OpenAPI file, from the repository root. */
+  spec: string;
+  /** The base URL the spec's paths are under. */
+  url: (f: Fixture) => Promise<string> | string;
+  headers: (f: Fixture) => Record<string, string>;
+  /** A schemathesis.toml under tools/fuzz/targets/, optional. */
+  config?: string;
+}
+
+export const TARGETS: FuzzTarget[] = [
+  {
+    name: 'console',
+    spec: 'apps/console/openapi.yaml',
+    url: (f) => `${f.consoleUrl}/api`,
+    headers: (f) => ({ Authorization: `Bearer ${f.adminToken}` }),
+    config: 'console.toml',
+  },
+  // The api's /v1, when its spec is ready for it:
+  // { name: 'api', spec: 'apps/api/openapi.yaml', url: async (f) => `${await f.apiUrl()}/acme`, headers: (f) => ({ 'X-Service-API-Key': f.secretKey }) },
+];

@@ -68,11 +68,13 @@ const RECONNECT = {
 
 /**
  * Checks the shared settings of `config` and fills in defaults (`fallbackLogger` when it names
- * no logger); a `TypeError` names the first problem found, never the key itself.
+ * no logger); a `TypeError` names the first problem found, never the key itself. `checkKey`
+ * gives the key's type (a Node client with a workload identity has no key yet: its own).
  */
 export function resolveCommon(
   config: CommonConfig,
   fallbackLogger: () => ServiceLogger,
+  checkKey: (apiKey: string) => KeyType | undefined = keyTypeOf,
 ): ResolvedCommon {
   if (typeof config !== 'object' || config === null) {
     throw new TypeError('config must be an object');
@@ -85,7 +87,7 @@ export function resolveCommon(
     fetch = globalThis.fetch?.bind(globalThis),
   } = config;
   const key = typeof apiKey === 'string' ? apiKey.trim() : '';
-  const keyType = keyTypeOf(key);
+  const keyType = checkKey(key);
   if (keyType === undefined) {
     throw new TypeError('apiKey is not a valid svs_ or svp_ key');
   }

@@ -12,6 +12,11 @@ export type {
 export type { ServiceStatus } from './cached-client.ts';
 export type { ReconnectOptions, ServiceConfig } from './config.ts';
 export type { KeyType } from './api-key.ts';
+export type {
+  AwsCredentials,
+  IdentityMethod,
+  WorkloadIdentity,
+} from './identity/workload-identity.ts';
 export type { Change, ItemKind, JsonValue } from './snapshot.ts';
 export { defaultLogger, silentLogger, type ServiceLogger } from './logger.ts';
 export {

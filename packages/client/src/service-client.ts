@@ -14,8 +14,11 @@ import {
   ServicePublicKeyError,
   ServiceRateLimitedError,
   ServiceSecretNotFoundError,
+  ServiceUnauthorizedError,
 } from './errors.ts';
 import { FileSecrets } from './file-secrets.ts';
+import type { MintedKey } from './identity/exchange.ts';
+import { KeyRefresher } from './identity/key-refresher.ts';
 import { checkConfig } from './schema-check.ts';
 import type { Snapshot } from './snapshot.ts';
 import { errorOf, retryAfterSeconds, USER_AGENT, type Operation } from './transport.ts';
@@ -65,24 +68,50 @@ const NODE_PLATFORM = {
  */
 export class ServiceClient extends CachedClient implements AsyncDisposable {
   private readonly files: FileSecrets;
+  /** Whether the stream should run: it restarts under each new key of a workload identity. */
+  private streamWanted = false;
 
-  private constructor(config: ResolvedConfig) {
+  private constructor(
+    config: ResolvedConfig,
+    private readonly refresher?: KeyRefresher,
+  ) {
     super(config, NODE_PLATFORM);
     this.files = new FileSecrets(config.secretFilesDir, config.logger);
   }
 
   /**
-   * Checks `config`, runs the initial sync, and (unless `stream: false`) starts the change stream
-   * without waiting for it.
+   * Checks `config`, exchanges the workload identity's token for a key (with `identity`), runs
+   * the initial sync, and (unless `stream: false`) starts the change stream without waiting for
+   * it. A workload identity's key is then refreshed in the background before it expires.
    *
-   * @throws TypeError (as a rejection, before any request) when `baseUrl` or `apiKey` is missing
-   *   or invalid, including a key whose checksum is wrong, or another setting is malformed.
-   * @throws {@link ServiceInitError} when the initial sync fails; its `cause` is the reason
-   *   ({@link ServiceUnauthorizedError}, {@link ServiceNotFoundError},
-   *   {@link ServiceQuarantinedError}, or a {@link ServiceError} for network failures).
+   * @throws TypeError (as a rejection, before any request) when `baseUrl`, or `apiKey` or
+   *   `identity`, is missing or invalid, including a key whose checksum is wrong, or another
+   *   setting is malformed.
+   * @throws {@link ServiceInitError} when the exchange or the initial sync fails; its `cause` is
+   *   the reason ({@link ServiceUnauthorizedError} — for an exchange, naming the failed check —
+   *   {@link ServiceNotFoundError}, {@link ServiceQuarantinedError},
+   *   {@link ServiceRateLimitedError} for too many exchanges, or a {@link ServiceError} for
+   *   network failures and unreadable tokens).
    */
   static async create(config: ServiceConfig): Promise<ServiceClient> {
-    const client = new ServiceClient(resolveConfig(config));
+    const resolved = resolveConfig(config);
+    const refresher = resolved.identity && new KeyRefresher(resolved.identity, resolved);
+    let key: MintedKey | undefined;
+    try {
+      key = await refresher?.exchange();
+    } catch (error) {
+      refresher!.stop();
+      throw new ServiceInitError(error);
+    }
+    if (key) Object.assign(resolved, { apiKey: key.key, keyType: key.keyType });
+    const client = new ServiceClient(resolved, refresher);
+    if (key) {
+      refresher!.start(key, (next, refused) => client.useKey(next, refused));
+      // A 401 of a minted key is no reason to stop: it expired before a refresh succeeded.
+      client.onStatusChange(() => {
+        if (client.getStatus().error instanceof ServiceUnauthorizedError) refresher!.keyRefused();
+      });
+    }
     try {
       await client.sync();
     } catch (error) {
@@ -243,6 +272,16 @@ export class ServiceClient extends CachedClient implements AsyncDisposable {
     return super.close();
   }
 
+  override connectStream(): void {
+    super.connectStream();
+    this.streamWanted = true;
+  }
+
+  override disconnectStream(): Promise<void> {
+    this.streamWanted = false;
+    return super.disconnectStream();
+  }
+
   /** Same as {@link close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
@@ -254,7 +293,25 @@ export class ServiceClient extends CachedClient implements AsyncDisposable {
   }
 
   protected override onClose(): void {
+    this.refresher?.stop();
     this.files.close();
+  }
+
+  /**
+   * A workload identity's new key: requests use it from now on, and the stream reconnects under
+   * it at once, resuming after the cache's revision (`Last-Event-ID`) so no change is missed.
+   * After a refused key, a client without a stream syncs.
+   */
+  private async useKey(key: MintedKey, refused: boolean): Promise<void> {
+    this.transport.rekey(key.key);
+    Object.assign(this.config, { apiKey: key.key, keyType: key.keyType });
+    if (this.closed) return;
+    if (!this.streamWanted) {
+      if (refused) await this.backgroundSync('a new key after a refused one');
+      return;
+    }
+    await super.disconnectStream();
+    if (this.streamWanted && !this.closed) super.connectStream();
   }
 
   private requireSecretKey(operation: string): void {

@@ -47,6 +47,11 @@ export interface RequestOptions {
 export class Transport {
   constructor(private readonly options: TransportOptions) {}
 
+  /** Sends `apiKey` from now on (a workload identity's new key). */
+  rekey(apiKey: string): void {
+    this.options.apiKey = apiKey;
+  }
+
   /** Sends one request; rejects with a {@link ServiceError} when no answer arrives. */
   async send(path: string, request: RequestOptions = {}): Promise<Response> {
     const { closed, requestTimeoutMs, platform } = this.options;

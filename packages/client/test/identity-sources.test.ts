@@ -1,13 +1,24 @@
 /**
  * Workload identity token sources, each against a real socket: the token files of Kubernetes
- * and OIDC, an OIDC callback, the GCP metadata server and the Azure instance metadata service
- * (stand-ins), and an AWS `GetCallerIdentity` signed with the AWS SDK's signer from given and
- * from default-chain credentials, checked on the receiving side with `@smithy/signature-v4`.
+ * and OIDC, an OIDC callback, and the testkit's stand-ins for the GCP metadata server, the
+ * Azure instance metadata service and AWS STS — the signed `GetCallerIdentity` (from given and
+ * from default-chain credentials) is forwarded by the exchange stand-in to the STS stand-in,
+ * which recomputes the SigV4 signature with `@smithy/signature-v4`, as the api does.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '@svc/testkit';
+import { httpCall, tempDir } from '@svc/testkit';
+import {
+  startAwsSts,
+  startAzureImds,
+  startGcpMetadata,
+  startOidcIssuer,
+  type AwsSts,
+  type AzureImds,
+  type GcpMetadata,
+  type OidcIssuer,
+} from '@svc/testkit/identity';
 import {
   ServiceClient,
   ServiceInitError,
@@ -16,11 +27,16 @@ import {
 } from '../src/index.ts';
 import { ExchangeService, type ExchangeBody } from './support/exchange-service.ts';
 import { memoryLogger } from './support/fake-service.ts';
-import { sigv4Problem } from './support/sigv4-check.ts';
 
 let service: ExchangeService;
 const dir = tempDir('svc-identity-');
 const clients: ServiceClient[] = [];
+/** Every URL the client fetched (the metadata requests among them). */
+const fetched: string[] = [];
+const recordingFetch: typeof fetch = (input, init) => {
+  fetched.push(String(input));
+  return fetch(input, init);
+};
 
 beforeAll(async () => {
   service = await new ExchangeService().start();
@@ -29,7 +45,7 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
   service.exchanges.length = 0;
-  service.metadataRequests.length = 0;
+  fetched.length = 0;
   service.verify = () => ({ ok: true });
 });
 afterAll(async () => {
@@ -43,6 +59,7 @@ async function create(identity: Omit<WorkloadIdentity, 'identityId'>): Promise<S
     identity: { identityId: service.identityId, ...identity } as WorkloadIdentity,
     stream: false,
     logger: memoryLogger().logger,
+    fetch: recordingFetch,
   });
   clients.push(client);
   return client;
@@ -53,6 +70,11 @@ async function createFails(identity: Omit<WorkloadIdentity, 'identityId'>): Prom
   const error = await create(identity).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ServiceInitError);
   return ((error as Error).cause as Error).message;
+}
+
+/** A JWT's claims (the stand-ins sign them; the api checks the signature). */
+function claimsOf(token: unknown): Record<string, unknown> {
+  return JSON.parse(Buffer.from(String(token).split('.')[1]!, 'base64url').toString());
 }
 
 describe('token files', () => {
@@ -107,47 +129,67 @@ describe('oidc callback', () => {
 });
 
 describe('metadata servers', () => {
-  it('gcp: an identity token for the audience, full format, with Metadata-Flavor', async () => {
-    service.gcpToken = 'gcp.jwt.token';
-    await create({
-      method: 'gcp',
-      audience: 'https://svc.example/acme',
-      metadataUrl: `${service.origin}/gcp`,
+  let issuer: OidcIssuer;
+  let gcp: GcpMetadata;
+  let azureIssuer: OidcIssuer;
+  let azure: AzureImds;
+  beforeAll(async () => {
+    issuer = await startOidcIssuer({ issuer: 'https://accounts.google.com' });
+    gcp = await startGcpMetadata({
+      issuer,
+      email: 'checkout@acme.iam.gserviceaccount.com',
+      projectId: 'acme',
     });
-    const [request] = service.metadataRequests;
-    const url = new URL(request!.url, service.origin);
-    expect(url.pathname).toBe('/gcp/computeMetadata/v1/instance/service-accounts/default/identity');
-    expect(Object.fromEntries(url.searchParams)).toEqual({
-      audience: 'https://svc.example/acme',
-      format: 'full',
+    azureIssuer = await startOidcIssuer({ issuer: 'https://sts.windows.net/tenant-1/' });
+    azure = await startAzureImds({
+      issuer: azureIssuer,
+      tenantId: 'tenant-1',
+      principalId: 'oid-1',
     });
-    expect(request!.headers['metadata-flavor']).toBe('Google');
-    expect(service.exchanges[0]?.token).toBe('gcp.jwt.token');
+  });
+  afterAll(async () => {
+    await Promise.all([gcp.close(), issuer.close(), azure.close(), azureIssuer.close()]);
   });
 
-  it('azure: a managed identity token for the audience (resource), optionally a user-assigned one', async () => {
-    service.azureToken = 'azure.jwt.token';
-    const metadataUrl = `${service.origin}/azure/`;
-    await create({ method: 'azure', audience: 'api://svc', metadataUrl });
-    await create({ method: 'azure', audience: 'api://svc', metadataUrl, clientId: 'c-123' });
-    const [system, user] = service.metadataRequests.map((r) => new URL(r.url, service.origin));
-    expect(system!.pathname).toBe('/azure/metadata/identity/oauth2/token');
-    expect(Object.fromEntries(system!.searchParams)).toEqual({
-      'api-version': '2018-02-01',
-      resource: 'api://svc',
+  it('gcp: the identity token for the audience, in full format', async () => {
+    await create({ method: 'gcp', audience: 'https://svc.example/acme', metadataUrl: gcp.url });
+    expect(gcp.requests).toEqual(['https://svc.example/acme']);
+    const url = new URL(fetched.find((u) => u.includes('/computeMetadata/'))!);
+    expect(url.pathname).toBe('/computeMetadata/v1/instance/service-accounts/default/identity');
+    expect(url.searchParams.get('format')).toBe('full');
+    expect(claimsOf(service.exchanges[0]!.token)).toMatchObject({
+      iss: 'https://accounts.google.com',
+      aud: 'https://svc.example/acme',
+      email: 'checkout@acme.iam.gserviceaccount.com',
+      google: { compute_engine: { project_id: 'acme' } },
     });
+  });
+
+  it('azure: the managed identity token for the audience (resource), optionally a user-assigned one', async () => {
+    await create({ method: 'azure', audience: 'api://svc', metadataUrl: `${azure.url}/` });
+    await create({
+      method: 'azure',
+      audience: 'api://svc',
+      metadataUrl: azure.url,
+      clientId: 'c-123',
+    });
+    expect(azure.requests).toEqual(['api://svc', 'api://svc']);
+    const [system, user] = fetched
+      .filter((url) => url.includes('/metadata/'))
+      .map((u) => new URL(u));
+    expect(system!.pathname).toBe('/metadata/identity/oauth2/token');
+    expect(system!.searchParams.get('client_id')).toBeNull();
     expect(user!.searchParams.get('client_id')).toBe('c-123');
-    expect(service.metadataRequests[0]!.headers.metadata).toBe('true');
-    expect(service.exchanges.map((e) => e.token)).toEqual(['azure.jwt.token', 'azure.jwt.token']);
+    expect(claimsOf(service.exchanges[0]!.token)).toMatchObject({
+      iss: 'https://sts.windows.net/tenant-1/',
+      aud: 'api://svc',
+      oid: 'oid-1',
+    });
   });
 
   it('a metadata server that refuses or is not there fails create() naming it', async () => {
-    const refused = await createFails({
-      method: 'gcp',
-      audience: 'x',
-      metadataUrl: `${service.origin}/gcp/nowhere`,
-    });
-    expect(refused).toBe('identity: the GCP metadata server answered HTTP 404');
+    const refused = await createFails({ method: 'gcp', audience: 'x', metadataUrl: azure.url });
+    expect(refused).toBe('identity: the GCP metadata server answered HTTP 400');
     const down = await createFails({
       method: 'azure',
       audience: 'x',
@@ -164,81 +206,114 @@ describe('aws', () => {
     secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
     sessionToken: 'session-token-example',
   };
+  const fromEnvironment: AwsCredentials = {
+    accessKeyId: 'AKIAENVEXAMPLE000001',
+    secretAccessKey: 'env-secret-access-key-example',
+  };
+  let sts: AwsSts;
+  beforeAll(async () => {
+    sts = await startAwsSts({
+      principals: [credentials, fromEnvironment].map((c) => ({
+        ...c,
+        arn: 'arn:aws:sts::123456789012:assumed-role/checkout/i-0abc',
+        account: '123456789012',
+      })),
+    });
+  });
+  afterAll(() => sts.close());
 
-  /** The exchange accepts only a request signed by `by`, for us-east-1 unless said. */
-  function acceptSignedBy(by: AwsCredentials, region = 'us-east-1', mustSign: string[] = []) {
-    const problems: (string | undefined)[] = [];
-    service.verify = async (body: ExchangeBody) => {
-      const problem = await sigv4Problem(body.aws ?? {}, by, { region, mustSign });
-      problems.push(problem);
-      return problem === undefined
+  /**
+   * The exchange forwards the signed request to the STS stand-in, as the api does (to its
+   * configured endpoint only), and accepts it when STS does — and when `mustSign` is signed.
+   */
+  function forwardToSts(mustSign: string[] = []) {
+    service.verify = async ({ aws }: ExchangeBody) => {
+      const headers = aws?.headers ?? {};
+      const signed = /SignedHeaders=([^,]+)/.exec(headers.authorization ?? '')?.[1]?.split(';');
+      if (!mustSign.every((name) => signed?.includes(name))) {
+        return { ok: false, status: 401, code: 'unauthorized', detail: 'not_allowed' };
+      }
+      const port = Number(new URL(sts.url).port);
+      const answer = await httpCall(port, 'POST', '/', {
+        headers,
+        rawBody: Buffer.from(String(aws?.body), 'base64'),
+      });
+      return answer.status === 200
         ? { ok: true }
         : { ok: false, status: 401, code: 'unauthorized', detail: 'upstream_rejected' };
     };
-    return problems;
   }
 
-  it('signs GetCallerIdentity for the global STS endpoint with the given credentials', async () => {
-    const problems = acceptSignedBy(credentials);
-    await create({ method: 'aws', credentials });
-    expect(problems).toEqual([undefined]);
+  it('signs GetCallerIdentity with the given credentials; STS accepts the signature', async () => {
+    forwardToSts();
+    await create({ method: 'aws', credentials, stsEndpoint: sts.url });
+    expect(sts.requests.at(-1)).toMatchObject({
+      accessKeyId: credentials.accessKeyId,
+      accepted: true,
+    });
     const { aws, token } = service.exchanges[0]!;
     expect(token).toBeUndefined();
-    expect(aws).toMatchObject({ method: 'POST', url: 'https://sts.amazonaws.com/' });
+    expect(aws).toMatchObject({ method: 'POST', url: `${sts.url}/` });
     expect(Buffer.from(String(aws!.body), 'base64').toString()).toBe(
       'Action=GetCallerIdentity&Version=2011-06-15',
     );
-    expect(aws!.headers).toMatchObject({
-      host: 'sts.amazonaws.com',
-      'x-amz-security-token': 'session-token-example',
-    });
+    expect(aws!.headers).toMatchObject({ 'x-amz-security-token': 'session-token-example' });
   });
 
-  it('signs X-Svc-Server-Id with it, for a regional endpoint and its region', async () => {
-    const problems = acceptSignedBy(credentials, 'eu-west-1', ['x-svc-server-id']);
+  it('signs X-Svc-Server-Id with it', async () => {
+    forwardToSts(['host', 'x-svc-server-id']);
     await create({
       method: 'aws',
       credentials: async () => credentials,
       serverId: 'svc.example.com',
-      stsEndpoint: 'https://sts.eu-west-1.amazonaws.com',
+      stsEndpoint: sts.url,
     });
-    expect(problems).toEqual([undefined]);
-    expect(service.exchanges[0]!.aws!.headers!['x-svc-server-id']).toBe('svc.example.com');
+    expect(sts.requests.at(-1)).toMatchObject({ accepted: true });
+    expect(sts.requests.at(-1)!.headers['x-svc-server-id']).toBe('svc.example.com');
   });
 
-  it('the check fails for other credentials or a changed header (so it can tell)', async () => {
-    const problems = acceptSignedBy({ ...credentials, secretAccessKey: 'another-secret' });
-    expect(await createFails({ method: 'aws', credentials })).toBe(
-      'identity exchange: HTTP 401 unauthorized: upstream_rejected',
-    );
-    expect(problems).toEqual(['bad signature']);
+  it('STS refuses a signature by the wrong secret', async () => {
+    forwardToSts();
+    const reason = await createFails({
+      method: 'aws',
+      credentials: { ...credentials, secretAccessKey: 'another-secret' },
+      stsEndpoint: sts.url,
+    });
+    expect(reason).toBe('identity exchange: HTTP 401 unauthorized: upstream_rejected');
+    expect(sts.requests.at(-1)).toMatchObject({ accepted: false });
+  });
 
-    const tampered = {
-      ...service.exchanges[0]!.aws!,
-      headers: { ...service.exchanges[0]!.aws!.headers },
-    };
-    tampered.headers['content-type'] = 'text/plain';
-    expect(await sigv4Problem(tampered, credentials, { region: 'us-east-1' })).toBe(
-      'bad signature',
-    );
+  it('signs for the global endpoint and us-east-1 by default, for a regional one with its region', async () => {
+    service.verify = () => ({ ok: true });
+    await create({ method: 'aws', credentials });
+    await create({
+      method: 'aws',
+      credentials,
+      stsEndpoint: 'https://sts.eu-west-1.amazonaws.com',
+    });
+    const [global, regional] = service.exchanges.map((e) => e.aws!);
+    expect(global!.url).toBe('https://sts.amazonaws.com/');
+    expect(global!.headers!.host).toBe('sts.amazonaws.com');
+    expect(global!.headers!.authorization).toContain('/us-east-1/sts/aws4_request');
+    expect(regional!.headers!.authorization).toContain('/eu-west-1/sts/aws4_request');
   });
 
   it('takes the credentials of the default chain (the environment here)', async () => {
     const saved = { ...process.env };
     Object.assign(process.env, {
-      AWS_ACCESS_KEY_ID: 'AKIAENVEXAMPLE000001',
-      AWS_SECRET_ACCESS_KEY: 'env-secret-access-key-example',
+      AWS_ACCESS_KEY_ID: fromEnvironment.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: fromEnvironment.secretAccessKey,
       AWS_EC2_METADATA_DISABLED: 'true',
     });
     delete process.env.AWS_SESSION_TOKEN;
     delete process.env.AWS_PROFILE;
     try {
-      const problems = acceptSignedBy({
-        accessKeyId: 'AKIAENVEXAMPLE000001',
-        secretAccessKey: 'env-secret-access-key-example',
+      forwardToSts();
+      await create({ method: 'aws', stsEndpoint: sts.url });
+      expect(sts.requests.at(-1)).toMatchObject({
+        accessKeyId: fromEnvironment.accessKeyId,
+        accepted: true,
       });
-      await create({ method: 'aws' });
-      expect(problems).toEqual([undefined]);
     } finally {
       process.env = saved;
     }

@@ -2,8 +2,8 @@
  * A stand-in for the api's side of workload identity, on a real socket: the exchange
  * (`POST /acme/v1/auth/token`, per the contract) minting checksummed keys that expire, and
  * `/v1/sync` and `/v1/stream` accepting only live keys — a stream closes when its key expires,
- * as the api's do, and resumes from `Last-Event-ID`. Beside it, the platforms' token sources:
- * a GCP metadata server (`/gcp/…`) and an Azure instance metadata service (`/azure/…`).
+ * as the api's do, and resumes from `Last-Event-ID`. The platforms' token sources are the
+ * testkit's identity stand-ins.
  *
  * For the timings a real api cannot be made to produce on demand: keys living a second or two,
  * exchanges failing on cue. The end-to-end tests run the same flows against the real api.
@@ -46,12 +46,8 @@ export class ExchangeService {
   readonly exchangedAt: number[] = [];
   /** The key each sync and stream request carried, in order. */
   readonly keysSeen: { path: string; apiKey: string; lastEventId?: string }[] = [];
-  /** Requests to the metadata stand-ins (path with query, headers). */
-  readonly metadataRequests: { url: string; headers: IncomingMessage['headers'] }[] = [];
   /** Sync and stream requests answered 401. */
   refused = 0;
-  gcpToken = 'gcp-id-token';
-  azureToken = 'azure-access-token';
 
   readonly #keys = new Map<string, number>();
   readonly #changes: Change[] = [];
@@ -108,9 +104,7 @@ export class ExchangeService {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = req.url ?? '';
-    if (url.startsWith('/gcp/') || url.startsWith('/azure/')) return this.#metadata(req, res);
-    const path = url.replace(/^\/acme/, '');
+    const path = (req.url ?? '').replace(/^\/acme/, '');
     if (path === '/v1/auth/token' && req.method === 'POST') return this.#exchange(req, res);
     const apiKey = String(req.headers['x-service-api-key'] ?? '');
     const lastEventId = req.headers['last-event-id'] as string | undefined;
@@ -197,21 +191,6 @@ export class ExchangeService {
     stream.response.write(
       `event: change\nid: ${change.revision}\ndata: ${JSON.stringify(data)}\n\n`,
     );
-  }
-
-  #metadata(req: IncomingMessage, res: ServerResponse): void {
-    const url = req.url ?? '';
-    this.metadataRequests.push({ url, headers: req.headers });
-    if (url.startsWith('/gcp/computeMetadata/v1/instance/service-accounts/default/identity?')) {
-      if (req.headers['metadata-flavor'] !== 'Google') return problem(res, 403, 'forbidden');
-      res.writeHead(200, { 'content-type': 'text/plain' }).end(this.gcpToken);
-      return;
-    }
-    if (url.startsWith('/azure/metadata/identity/oauth2/token?')) {
-      if (req.headers.metadata !== 'true') return problem(res, 400, 'bad_request');
-      return json(res, 200, { access_token: this.azureToken, token_type: 'Bearer' });
-    }
-    problem(res, 404, 'not_found');
   }
 }
 

@@ -110,6 +110,6 @@ describe('workload identity settings', () => {
   });
 
   it('still requires an API key when no identity is given', () => {
-    expect(() => resolveConfig({ baseUrl: BASE_URL })).toThrow(/apiKey is not a valid key/);
+    expect(() => resolveConfig({ baseUrl: BASE_URL })).toThrow(/apiKey is not a valid/);
   });
 });

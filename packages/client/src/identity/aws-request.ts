@@ -10,8 +10,7 @@
  */
 import type { Sha256 } from '@aws-crypto/sha256-js';
 import type { SignatureV4 } from '@smithy/signature-v4';
-import { ServiceError } from '../errors.ts';
-import { describe } from '../transport.ts';
+import { describe, ServiceError } from '../errors.ts';
 import type { AwsCredentials, ResolvedIdentity } from './workload-identity.ts';
 
 /** The request as the exchange carries it (`aws` in the body). */

@@ -3,8 +3,7 @@
  * client's `close()` ending them, no redirects, and an answer read up to a size limit (a
  * metadata server or an exchange never sends megabytes; a broken proxy might).
  */
-import { ServiceError } from '../errors.ts';
-import { describe } from '../transport.ts';
+import { describe, ServiceError } from '../errors.ts';
 
 /** The largest answer read: tokens and exchange answers are a few KiB. */
 export const MAX_ANSWER_BYTES = 64 * 1024;

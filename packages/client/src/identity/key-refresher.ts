@@ -5,10 +5,9 @@
  * `Retry-After` — for as long as the client lives: meanwhile the client serves from its cache.
  */
 import { Backoff } from '../backoff.ts';
-import { ServiceRateLimitedError } from '../errors.ts';
+import { describe, ServiceRateLimitedError } from '../errors.ts';
 import type { ServiceLogger } from '../service-logger.ts';
 import { unrefTimer, type Timer } from '../timers.ts';
-import { describe } from '../transport.ts';
 import { exchangeKey, type MintedKey } from './exchange.ts';
 import { credentialSource, type CredentialSource } from './token-source.ts';
 import type { ResolvedIdentity } from './workload-identity.ts';

@@ -129,10 +129,11 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-let dataDir: string | undefined;
+/** The run's folder: the apps' DATA_DIR (`data/`) and the load generator's binary. */
+let workDir: string | undefined;
 async function cleanUp(): Promise<void> {
   await Promise.all([...children].map(stop));
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
 }
 
 /** Resident set size now and at its peak, in MB (Linux /proc). */
@@ -150,7 +151,8 @@ function percentile(sorted: number[], p: number): number {
 
 /** Builds the Go load generator once per run (`go build`, standard library only). */
 function buildLoadGenerator(): string {
-  const binary = join(dataDir!, 'loadgen');
+  // Not in DATA_DIR: the apps make every file there private (0600), which takes its exec bit.
+  const binary = join(workDir!, 'loadgen');
   const built = spawnSync('go', ['build', '-o', binary, '.'], {
     cwd: join(root, 'bench/stream/loadgen'),
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -193,8 +195,8 @@ async function runLoad(generator: string, options: LoadStart, serverPid: number)
 
 async function main(): Promise<void> {
   const counts = args.streams.split(',').map(Number);
-  dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-stream-'));
-  const storageEnv: Record<string, string> = { DATA_DIR: dataDir };
+  workDir = mkdtempSync(join(tmpdir(), 'svc-bench-stream-'));
+  const storageEnv: Record<string, string> = { DATA_DIR: join(workDir, 'data') };
   if (process.env.DATABASE_URL) storageEnv.DATABASE_URL = process.env.DATABASE_URL;
   const consolePort = await freePort();
   buildApps();
@@ -247,6 +249,8 @@ async function main(): Promise<void> {
     const api = start('api', 'apps/api/dist/main.mjs', {
       ...storageEnv,
       PORT: String(apiPort),
+      // Every stream of the load generator comes from one address with one of two keys.
+      STREAM_MAX_PER_CLIENT: String(n),
     });
     await waitReady(apiPort);
     const idle = rss(api.pid!);

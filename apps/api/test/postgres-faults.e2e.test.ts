@@ -54,7 +54,7 @@ describe.skipIf(!server)('PostgreSQL going away under load', () => {
     await server?.destroy();
   }, 30_000);
 
-  const { admin } = adminCalls(() => consoleApp.port, TOKEN);
+  const { admin, adminRaw } = adminCalls(() => consoleApp.port, TOKEN);
   const sync = (api: AppProcess) =>
     httpCall(api.port, 'GET', '/acme/v1/sync', { headers: { 'x-service-api-key': sk } });
   const syncStatus = async (api: AppProcess) => (await sync(api)).status;
@@ -153,6 +153,11 @@ describe.skipIf(!server)('PostgreSQL going away under load', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     const outage = load.answers.slice(downAnswers);
+    // The console refuses its writes the same way.
+    const consoleWrite = await adminRaw('PUT', `${P}/configs/during.outage`, { value: 1 });
+    expect(consoleWrite.status).toBe(503);
+    expect(consoleWrite.json()).toMatchObject({ code: 'storage_unavailable' });
+    expect(Number(consoleWrite.headers['retry-after'])).toBeGreaterThan(0);
     await server!.start();
 
     await bothServeNewChange(streams, 'after-restart');

@@ -6,10 +6,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, httpCall, tempDir, waitFor } from './index.ts';
 
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+// Path arithmetic rather than `new URL(…)`: under jsdom, URL is jsdom's.
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 /** What is kept of a process's output: its last bytes, where a crash's stack is. */
 const OUTPUT_LIMIT = 256 * 1024;
 
@@ -21,7 +23,10 @@ export interface AppProcess {
   readonly alive: boolean;
   /** How the last run ended (`code`/`signal`), undefined while it runs. */
   readonly exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  /** What the process printed (stdout and stderr, the last 256 KiB), across restarts. */
+  /**
+   * What the process printed (stdout and stderr, the last 256 KiB), across restarts. Its stderr
+   * (a crash's stack, say) also goes to this process's.
+   */
   output(): string;
   /** Sends `signal` and waits for the exit (at once if it is not running). */
   kill(signal?: NodeJS.Signals): Promise<void>;
@@ -84,7 +89,10 @@ export async function startAppProcess(
       });
       child = started;
       started.stdout.on('data', collect);
-      started.stderr.on('data', collect);
+      started.stderr.on('data', (chunk: Buffer) => {
+        collect(chunk);
+        process.stderr.write(chunk);
+      });
       started.on('exit', (code, signal) => {
         if (child === started) exit = { code, signal };
       });

@@ -3,15 +3,9 @@
  * temp SQLite DATA_DIR, for end-to-end tests that must kill and restart the api (clients, the
  * browser bindings).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { rmSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { adminCalls, freePort, httpCall, tempDir, waitFor, type HttpResponse } from './index.ts';
-
-// Path arithmetic rather than `new URL(…)`: under jsdom, URL is jsdom's.
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+import { startAppProcess, type AppProcess } from './app-process.ts';
+import { adminCalls, type HttpResponse } from './index.ts';
 
 export interface ProcessServer {
   /** `http://127.0.0.1:{port}` of the api. */
@@ -31,29 +25,6 @@ export interface ProcessServer {
   stop(): Promise<void>;
 }
 
-function spawnApp(entry: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', entry], {
-    cwd: repoRoot,
-    env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function ready(child: ChildProcess, port: number): Promise<void> {
-  await waitFor(async () => {
-    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}`);
-    const res = await httpCall(port, 'GET', '/readyz').catch(() => undefined);
-    return res?.status === 200;
-  }, 30_000);
-}
-
-async function stopProcess(child: ChildProcess | undefined, signal: NodeJS.Signals) {
-  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill(signal);
-  await exited;
-}
-
 /**
  * Starts the console, then the api, on free ports; `env` adds settings to both, `apiEnv` to the
  * api alone (a METRICS_PORT, say: the two processes cannot share one).
@@ -63,38 +34,28 @@ export async function startProcesses(
   env: Record<string, string> = {},
   apiEnv: Record<string, string> = {},
 ): Promise<ProcessServer> {
-  const dataDir = tempDir('svc-processes-');
-  const [apiPort, consolePort] = [await freePort(), await freePort()];
-  const common = { DATA_DIR: dataDir, HOST: '127.0.0.1', CONSOLE_ADMIN_TOKEN: adminToken, ...env };
+  const common = { CONSOLE_ADMIN_TOKEN: adminToken, ...env };
   // One after the other: the first start creates the root key file that both then share.
-  const consoleProcess = spawnApp('apps/console/src/main.ts', {
-    ...common,
-    CONSOLE_PORT: String(consolePort),
-  });
-  let api: ChildProcess | undefined;
-  const startApi = async () => {
-    api = spawnApp('apps/api/src/main.ts', { ...common, ...apiEnv, PORT: String(apiPort) });
-    await ready(api, apiPort);
-  };
+  const consoleApp = await startAppProcess('console', common);
+  const { dataDir } = consoleApp;
+  let api: AppProcess;
   try {
-    await ready(consoleProcess, consolePort);
-    await startApi();
+    api = await startAppProcess('api', { ...common, ...apiEnv }, { dataDir });
   } catch (error) {
-    await stopProcess(api, 'SIGKILL');
-    await stopProcess(consoleProcess, 'SIGKILL');
+    await consoleApp.remove();
     throw error;
   }
   return {
-    apiUrl: `http://127.0.0.1:${apiPort}`,
-    apiPort,
-    consolePort,
+    apiUrl: `http://127.0.0.1:${api.port}`,
+    apiPort: api.port,
+    consolePort: consoleApp.port,
     dataDir,
-    ...adminCalls(() => consolePort, adminToken),
-    killApi: (hard = false) => stopProcess(api, hard ? 'SIGKILL' : 'SIGTERM'),
-    startApi,
+    ...adminCalls(() => consoleApp.port, adminToken),
+    killApi: (hard = false) => api.kill(hard ? 'SIGKILL' : 'SIGTERM'),
+    startApi: () => api.start(),
     async stop() {
-      await stopProcess(api, 'SIGTERM');
-      await stopProcess(consoleProcess, 'SIGTERM');
+      await api.kill('SIGTERM');
+      await consoleApp.kill('SIGTERM');
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

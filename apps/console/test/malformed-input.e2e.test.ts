@@ -5,24 +5,12 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, requirePostgres } from '@svc/storage-postgres/testing';
+import { testStores } from '@svc/storage-postgres/testing';
 import type { HttpResponse } from '@svc/testkit';
 import { startTestConsole, type TestConsole } from './console-harness.ts';
 
 const P = '/workspaces/acme/projects/web';
-const { server } = await requirePostgres();
-const storages: Array<
-  [string, () => Promise<{ env: Record<string, string>; drop?: () => Promise<void> }>]
-> = [['SQLite', async () => ({ env: {} })]];
-if (server) {
-  storages.push([
-    'PostgreSQL',
-    async () => {
-      const db = await createTestDatabase(server);
-      return { env: { DATABASE_URL: db.url }, drop: db.drop };
-    },
-  ]);
-}
+const stores = await testStores();
 
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
@@ -32,13 +20,13 @@ async function expect400(res: HttpResponse, field?: string) {
   expect(res.json()).toMatchObject({ code: 'invalid_request', ...(field && { field }) });
 }
 
-describe.each(storages)('malformed input on %s', (_name, storage) => {
+describe.each(stores)('malformed input on $name', (store) => {
   let c: TestConsole;
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    const made = await storage();
-    drop = made.drop;
-    c = await startTestConsole(made.env);
+    const prepared = await store.prepare();
+    drop = prepared.drop;
+    c = await startTestConsole(prepared.env);
     await c.call('POST', '/workspaces', { body: { slug: 'acme', name: 'Acme' } });
     await c.call('POST', '/workspaces/acme/projects', { body: { slug: 'web', name: 'Web' } });
   });

@@ -87,6 +87,34 @@ async function onServer(url: string, fn: (client: pg.Client) => Promise<unknown>
   }
 }
 
+/** Where an app under test keeps its data: settings to start it with, and how to clean up. */
+export interface TestStore {
+  name: 'SQLite' | 'PostgreSQL';
+  /** Environment for the app's settings (nothing for SQLite in its DATA_DIR, DATABASE_URL else). */
+  prepare(): Promise<{ env: Record<string, string>; drop(): Promise<void> }>;
+}
+
+/**
+ * The stores an app test runs on: embedded SQLite always, and PostgreSQL when `PG_URL` answers
+ * (always on CI, see requirePostgres), each in a database of its own.
+ */
+export async function testStores(env: NodeJS.ProcessEnv = process.env): Promise<TestStore[]> {
+  const { server } = await requirePostgres(env);
+  const stores: TestStore[] = [
+    { name: 'SQLite', prepare: async () => ({ env: {}, drop: async () => {} }) },
+  ];
+  if (server) {
+    stores.push({
+      name: 'PostgreSQL',
+      async prepare() {
+        const db = await createTestDatabase(server);
+        return { env: { DATABASE_URL: db.url }, drop: db.drop };
+      },
+    });
+  }
+  return stores;
+}
+
 /** A PostgreSQL server of a test's own, which it may stop and start (see `startThrowawayServer`). */
 export interface ThrowawayServer extends TestServer {
   /** Stops the server (`fast`: ends every session, as an administrator's restart does). */

@@ -3,33 +3,21 @@
  * a server is there (always on CI), on PostgreSQL: no server error, no answer outside its schema.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, requirePostgres } from '@svc/storage-postgres/testing';
+import { testStores } from '@svc/storage-postgres/testing';
 import { ensureSchemathesis, fuzz, startFixture, TARGETS, type Fixture } from '../src/index.ts';
 
-const { server } = await requirePostgres();
-const storages: Array<
-  [string, () => Promise<{ env: Record<string, string>; drop?: () => Promise<void> }>]
-> = [['sqlite', async () => ({ env: {} })]];
-if (server) {
-  storages.push([
-    'postgres',
-    async () => {
-      const db = await createTestDatabase(server);
-      return { env: { DATABASE_URL: db.url }, drop: db.drop };
-    },
-  ]);
-}
+const stores = await testStores();
 
 // A first run installs schemathesis into tools/fuzz/.venv (about a minute), later runs reuse it.
 beforeAll(() => ensureSchemathesis(), 600_000);
 
-describe.each(storages)('fuzzing on %s', { timeout: 900_000 }, (storageName, storage) => {
+describe.each(stores)('fuzzing on $name', { timeout: 900_000 }, (store) => {
   let fixture: Fixture;
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    const made = await storage();
-    drop = made.drop;
-    fixture = await startFixture(made.env);
+    const prepared = await store.prepare();
+    drop = prepared.drop;
+    fixture = await startFixture(prepared.env);
   }, 120_000);
   afterAll(async () => {
     await fixture?.stop();
@@ -37,8 +25,8 @@ describe.each(storages)('fuzzing on %s', { timeout: 900_000 }, (storageName, sto
   });
 
   it.each(TARGETS)('$name: no server error, no schema violation', async (target) => {
-    const result = await fuzz(target, fixture, `${target.name}-${storageName}`);
-    console.log(`${target.name} on ${storageName}: ${result.cases}`);
+    const result = await fuzz(target, fixture, `${target.name}-${store.name}`);
+    console.log(`${target.name} on ${store.name}: ${result.cases}`);
     const serverErrors = fixture
       .logs()
       .split('\n')

@@ -96,7 +96,9 @@ export class KeyRefresher {
         if (!refused) this.#backoff.reset();
         logger.info(`identity: new key, valid for ${Math.round(key.lifetimeMs / 1000)} s`);
         await this.#listener?.(key, refused);
-        this.#plan(Math.max(MIN_DELAY_MS, key.lifetimeMs * this.identity.refreshAt));
+        // Refused meanwhile: this key too, or a request made with the last one.
+        if (this.#refused) this.#plan(this.#backoff.next());
+        else this.#plan(Math.max(MIN_DELAY_MS, key.lifetimeMs * this.identity.refreshAt));
       } catch (error) {
         if (this.#closed.signal.aborted) return;
         this.#retrying = true;

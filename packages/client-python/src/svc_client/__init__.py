@@ -18,19 +18,23 @@ from ._errors import (
     ServiceSecretNotFoundError,
     ServiceUnauthorizedError,
 )
+from ._identity.settings import AwsCredentials, IdentityMethod, RetryOptions, WorkloadIdentity
 from ._logger import ServiceLogger, StdlibLogger, default_logger, silent_logger
 from ._snapshot import Change, ItemKind, JsonValue
 
 __version__ = "0.5.0"
 
 __all__ = [
+    "AwsCredentials",
     "Change",
     "ChangeListener",
     "ChangeSet",
+    "IdentityMethod",
     "ItemKind",
     "JsonValue",
     "KeyType",
     "ReconnectOptions",
+    "RetryOptions",
     "ServiceAbAddonNotAvailableError",
     "ServiceBillingError",
     "ServiceClient",
@@ -45,6 +49,7 @@ __all__ = [
     "ServiceSecretNotFoundError",
     "ServiceUnauthorizedError",
     "StdlibLogger",
+    "WorkloadIdentity",
     "__version__",
     "default_logger",
     "silent_logger",

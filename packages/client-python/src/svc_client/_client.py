@@ -33,8 +33,12 @@ from ._errors import (
     ServicePublicKeyError,
     ServiceQuarantinedError,
     ServiceSecretNotFoundError,
+    ServiceUnauthorizedError,
 )
 from ._file_secrets import FileSecrets
+from ._identity.exchange import MintedKey
+from ._identity.refresher import KeyRefresher
+from ._identity.settings import WorkloadIdentity
 from ._scheduler import Scheduler
 from ._snapshot import (
     EMPTY,
@@ -92,11 +96,16 @@ class ServiceClient:
             pool = client.get_config_as("db.pool", Pool)
     """
 
-    def __init__(self, config: ResolvedConfig, _token: object = None) -> None:
+    def __init__(
+        self, config: ResolvedConfig, _token: object = None, _refresher: KeyRefresher | None = None
+    ) -> None:
         """Not for direct use: :meth:`create` builds clients."""
         if _token is not _CREATE:
             raise TypeError("use ServiceClient.create(...) to make a client")
         self._config = config
+        self._refresher = _refresher
+        # Whether the stream should run: it restarts under each new key of a workload identity.
+        self._stream_wanted = False
         self._logger = config.logger
         self._transport = Transport(config.base_url, config.api_key, config.request_timeout)
         self._files = FileSecrets(config.secret_files_dir, config.logger)
@@ -137,16 +146,21 @@ class ServiceClient:
         logger: LoggerLike | None = None,
         secret_files_dir: str | None = None,
         reconnect: ReconnectOptions | None = None,
+        identity: WorkloadIdentity | None = None,
     ) -> ServiceClient:
-        """Checks the settings (``config``, then keyword arguments over it), runs the initial
-        sync, and unless ``stream=False`` starts the change stream without waiting for it.
+        """Checks the settings (``config``, then keyword arguments over it), exchanges the
+        workload identity's token for a key (with ``identity``), runs the initial sync, and
+        unless ``stream=False`` starts the change stream without waiting for it. A workload
+        identity's key is then refreshed in the background before it expires.
 
-        :raises ValueError: before any request, when ``base_url`` or ``api_key`` is missing or
-            malformed (including a key whose checksum is wrong), or another setting is invalid
-            (a wrong type: TypeError).
-        :raises ServiceInitError: when the initial sync fails; ``__cause__`` is the reason
-            (:class:`ServiceUnauthorizedError`, :class:`ServiceNotFoundError`,
-            :class:`ServiceQuarantinedError`, or a :class:`ServiceError` for network failures).
+        :raises ValueError: before any request, when ``base_url``, or ``api_key`` or
+            ``identity``, is missing or malformed (including a key whose checksum is wrong), or
+            another setting is invalid (a wrong type: TypeError).
+        :raises ServiceInitError: when the exchange or the initial sync fails; ``__cause__`` is
+            the reason (:class:`ServiceUnauthorizedError` — for an exchange, naming the failed
+            check — :class:`ServiceNotFoundError`, :class:`ServiceQuarantinedError`,
+            :class:`ServiceRateLimitedError` for too many exchanges, or a
+            :class:`ServiceError` for network failures and unreadable tokens).
         """
         if config is not None and not isinstance(config, ServiceConfig):
             raise TypeError("config must be a ServiceConfig")
@@ -159,11 +173,29 @@ class ServiceClient:
             "logger": logger,
             "secret_files_dir": secret_files_dir,
             "reconnect": reconnect,
+            "identity": identity,
         }
         settings = dataclasses.replace(
             config or ServiceConfig(), **{k: v for k, v in given.items() if v is not None}
         )
-        client = cls(resolve_config(settings), _CREATE)
+        resolved = resolve_config(settings)
+        refresher = key = None
+        if resolved.identity is not None:
+            refresher = KeyRefresher(
+                resolved.identity, resolved.base_url, resolved.request_timeout, resolved.logger
+            )
+            try:
+                key = refresher.exchange()
+            except ServiceError as error:
+                refresher.stop()
+                raise ServiceInitError(error) from error
+            except BaseException:
+                refresher.stop()
+                raise
+            resolved = dataclasses.replace(resolved, api_key=key.key, key_type=key.key_type)
+        client = cls(resolved, _CREATE, refresher)
+        if refresher is not None and key is not None:
+            refresher.start(key, client._use_key)
         try:
             client.sync()
         except ServiceError as error:
@@ -308,6 +340,8 @@ class ServiceClient:
                     self._last_sync_error = None
                 except ServiceError as error:
                     self._last_sync_error = error
+                    if isinstance(error, ServiceUnauthorizedError):
+                        self._key_refused()
                     raise
                 finally:
                     self._last_sync_finished = number
@@ -419,10 +453,12 @@ class ServiceClient:
         """
         if self._closed:
             raise ServiceError("the client is closed")
+        self._stream_wanted = True
         self._stream.start()
 
     def disconnect_stream(self) -> None:
         """Stops the change stream (idempotent); returns once the connection is closed."""
+        self._stream_wanted = False
         self._stream.stop()
 
     def close(self) -> None:
@@ -434,6 +470,8 @@ class ServiceClient:
                 return
             self._closed = True
         self._scheduler.shutdown()
+        if self._refresher is not None:
+            self._refresher.stop()
         self._stream.stop()
         self._stream_connected = False
         self._transport.close()
@@ -600,6 +638,28 @@ class ServiceClient:
         if not self._sync_lock.locked():
             self._run_background_sync("cache time-to-live")
 
+    def _key_refused(self) -> None:
+        """A 401: a workload identity's key expired before a refresh succeeded, or was
+        revoked. No reason to stop: exchange again."""
+        if self._refresher is not None:
+            self._refresher.key_refused()
+
+    def _use_key(self, key: MintedKey, refused: bool) -> None:
+        """A workload identity's new key: requests use it from now on, and the stream
+        reconnects under it at once, resuming after the cache's revision (``Last-Event-ID``) so
+        no change is missed. After a refused key, a client without a stream syncs."""
+        self._transport.rekey(key.key)
+        self._config = dataclasses.replace(self._config, api_key=key.key, key_type=key.key_type)
+        if self._closed:
+            return
+        if not self._stream_wanted:
+            if refused:
+                self._background_sync("a new key after a refused one")
+            return
+        self._stream.stop()
+        if self._stream_wanted and not self._closed:
+            self._stream.start()
+
     def _require_secret_key(self, operation: str) -> None:
         if self._config.key_type == "pk":
             raise ServicePublicKeyError(operation)
@@ -620,6 +680,9 @@ class _StreamHandlers:
 
     def on_state(self, connected: bool) -> None:
         self._client._on_stream_state(connected)
+
+    def on_refused(self) -> None:
+        self._client._key_refused()
 
 
 def _expect_ok(response: httpx.Response, operation: Operation) -> None:

@@ -13,6 +13,7 @@ from typing import Union
 from urllib.parse import urlsplit, urlunsplit
 
 from ._api_key import KeyType, key_type_of
+from ._identity.settings import WorkloadIdentity, resolve_identity
 from ._logger import ServiceLogger, as_service_logger
 
 LoggerLike = Union[ServiceLogger, logging.Logger, "logging.LoggerAdapter[logging.Logger]"]
@@ -34,7 +35,8 @@ class ReconnectOptions:
 
 @dataclass(frozen=True)
 class ServiceConfig:
-    """Settings of a :class:`ServiceClient`. Only ``base_url`` and ``api_key`` are required."""
+    """Settings of a :class:`ServiceClient`. Required: ``base_url``, and either ``api_key`` or
+    ``identity``."""
 
     base_url: str = ""
     """The workspace's address: ``https://{slug}.{domain}`` (host form) or
@@ -57,6 +59,13 @@ class ServiceConfig:
     operating system's temp folder."""
     reconnect: ReconnectOptions = field(default_factory=ReconnectOptions)
     """Stream reconnection tuning."""
+    identity: WorkloadIdentity | None = None
+    """Instead of ``api_key``: a workload identity whose platform token the client exchanges for
+    short-lived keys, at ``create()`` and again before each key expires."""
+
+    def __repr__(self) -> str:
+        """Never shows the API key."""
+        return f"ServiceConfig(base_url={self.base_url!r}, stream={self.stream})"
 
 
 @dataclass(frozen=True)
@@ -72,6 +81,11 @@ class ResolvedConfig:
     logger: ServiceLogger
     reconnect: ReconnectOptions
     secret_files_dir: str | None
+    identity: WorkloadIdentity | None = None
+    """The workload identity; ``api_key`` and ``key_type`` are then its current key's."""
+
+    def __repr__(self) -> str:
+        return f"ResolvedConfig(base_url={self.base_url!r}, key_type={self.key_type!r})"
 
 
 def resolve_config(config: ServiceConfig) -> ResolvedConfig:
@@ -79,17 +93,15 @@ def resolve_config(config: ServiceConfig) -> ResolvedConfig:
     if not isinstance(config, ServiceConfig):
         raise TypeError("config must be a ServiceConfig")
     base_url = _resolve_base_url(config.base_url)
-    if config.api_key is None or config.api_key == "":
-        raise ValueError("api_key is required")
-    if not isinstance(config.api_key, str):
-        raise TypeError("api_key must be a string")
-    api_key = config.api_key.strip()
-    key_type = key_type_of(api_key)
-    if key_type is None:
-        raise ValueError(
-            "api_key is not a valid key: expected svs_ or svp_ followed by 40 letters and digits "
-            "with a correct checksum"
-        )
+    identity = None if config.identity is None else resolve_identity(config.identity)
+    key_type: KeyType
+    if identity is not None:
+        if config.api_key:
+            raise ValueError("api_key and identity exclude each other: give one")
+        # The key comes from the first exchange.
+        api_key, key_type = "", "sk"
+    else:
+        api_key, key_type = _resolve_api_key(config.api_key)
     if not isinstance(config.stream, bool):
         raise TypeError("stream must be a bool")
     files_dir = config.secret_files_dir
@@ -113,7 +125,23 @@ def resolve_config(config: ServiceConfig) -> ResolvedConfig:
             silence_timeout=_seconds("reconnect.silence_timeout", reconnect.silence_timeout),
         ),
         secret_files_dir=None if files_dir is None else os.fspath(files_dir),
+        identity=identity,
     )
+
+
+def _resolve_api_key(raw: object) -> tuple[str, KeyType]:
+    if raw is None or raw == "":
+        raise ValueError("api_key is required")
+    if not isinstance(raw, str):
+        raise TypeError("api_key must be a string")
+    api_key = raw.strip()
+    key_type = key_type_of(api_key)
+    if key_type is None:
+        raise ValueError(
+            "api_key is not a valid key: expected svs_ or svp_ followed by 40 letters and digits "
+            "with a correct checksum"
+        )
+    return api_key, key_type
 
 
 def _resolve_base_url(raw: object) -> str:

@@ -37,6 +37,9 @@ class StreamHandlers(Protocol):
     def on_state(self, connected: bool) -> None:
         """The stream became connected (True) or stopped being connected (False)."""
 
+    def on_refused(self) -> None:
+        """The key was refused (401): the stream stopped."""
+
 
 class _Run:
     """One start-to-stop run of the connect loop; a restart gets a fresh one."""
@@ -137,6 +140,8 @@ class StreamConnection:
                     error = error_of(response, "stream")
                     if isinstance(error, (ServiceUnauthorizedError, ServiceNotFoundError)):
                         logger.error(f"stream refused, not reconnecting: {error}", error)
+                        if isinstance(error, ServiceUnauthorizedError):
+                            self._handlers.on_refused()
                         return "fatal"
                     raise error
                 content_type = response.headers.get("Content-Type", "")

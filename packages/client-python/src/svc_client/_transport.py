@@ -72,6 +72,11 @@ class Transport:
     def closed(self) -> bool:
         return self._closed
 
+    def rekey(self, api_key: str) -> None:
+        """Sends ``api_key`` from now on (a workload identity's new key)."""
+        self._http.headers["X-Service-API-Key"] = api_key
+        self._stream_http.headers["X-Service-API-Key"] = api_key
+
     def send(
         self,
         method: str,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/faults: SIGKILL of the api and of the console under concurrent secret writes, for longer
-# than the suite's round: the suite's own test (apps/api/test/kill-faults.e2e.test.ts) with more
+# than the suite's round: the suite's own tests (apps/api/test/kill-faults-*.e2e.test.ts) with more
 # kills. It reports, per store, the kills, the writes acknowledged and attempted, and how many
 # acknowledged writes the database lost and how many versions were handed out twice (both must
 # be 0). PostgreSQL runs when PG_URL names a server (as for the tests).
@@ -9,4 +9,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export FAULT_KILLS="${FAULT_KILLS:-6}" FAULT_INTERVAL_MS="${FAULT_INTERVAL_MS:-3000}"
-exec pnpm --filter @svc/api exec vitest run test/kill-faults.e2e.test.ts
+exec pnpm --filter @svc/api exec vitest run test/kill-faults-sqlite.e2e.test.ts test/kill-faults-postgres.e2e.test.ts

@@ -1,0 +1,4 @@
+/** SIGKILL of the api and the console under concurrent writes, on PostgreSQL (see kill-under-writes.ts). */
+import { describeKills } from './kill-under-writes.ts';
+
+describeKills('postgres');

@@ -5,6 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import {
+  IdentityExchange,
   KeyUsage,
   ReadModel,
   SecretWrites,
@@ -12,7 +13,8 @@ import {
   systemClock,
   ViewTokens,
 } from '@svc/domain';
-import { SealError, sha256Digest, sha256KeyHasher } from '@svc/crypto';
+import { apiKeyGenerator, SealError, sha256Digest, sha256KeyHasher } from '@svc/crypto';
+import { createIdentityVerifier } from '@svc/identity';
 import {
   clientAddressOf,
   createApiServer,
@@ -94,6 +96,25 @@ export async function startApi(
     onApplyTimeout: changeLog.onApplyTimeout,
   });
 
+  const exchange = new IdentityExchange({
+    store: storage.store,
+    verifier: createIdentityVerifier({
+      policy: { allowHttp: settings.IDENTITY_ALLOW_HTTP === 'true' },
+    }),
+    sealer,
+    hasher: sha256KeyHasher,
+    keys: apiKeyGenerator,
+    clock: systemClock,
+    limiter: storage.writeRateLimiter({
+      max: settings.IDENTITY_EXCHANGE_MAX,
+      windowSeconds: 60,
+      name: 'identity-exchanges',
+    }),
+    model,
+    // The minted key: read it from the log now, so the answer comes once it works here.
+    afterMint: () => feed.poke(),
+  });
+
   // Sync bodies (and their gzip and brotli forms) are made once per view revision.
   const syncAnswers = new SyncAnswers((id) => model.view(id));
   const streamLimits = {
@@ -119,6 +140,7 @@ export async function startApi(
     clientAddress: clientAddressOf(settings.TRUST_PROXY === 'true'),
     syncAnswers,
     ofrep,
+    exchange,
     baseDomain: settings.BASE_DOMAIN,
     logger,
     metrics,

@@ -12,6 +12,8 @@ import type { Principal, ReadModel } from './views/read-model.ts';
 export interface WriteRateLimitOptions {
   max: number;
   windowSeconds: number;
+  /** The budget's name, apart from others on the same counters (default `secret-writes`). */
+  name?: string;
 }
 
 /** Write rate limit per API key; the adapter may share counters across instances. */

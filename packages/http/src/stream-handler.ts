@@ -25,6 +25,7 @@ export function streamHandler(
     startStream(res, hub, {
       view: syncView(model, principal),
       keyId: principal.key.id,
+      keyExpiresAt: principal.key.expiresAt,
       lastEventId: parseLastEventId(req.headers['last-event-id']),
       clientId: `${principal.key.id} ${clientAddress(req)}`,
     });

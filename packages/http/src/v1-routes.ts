@@ -5,7 +5,7 @@
  * the caller of every route before its handler runs, unless the route says `open: true`.
  */
 import type { IncomingMessage } from 'node:http';
-import type { ReadModel, SecretWrites, SyncGuard } from '@svc/domain';
+import type { IdentityExchange, ReadModel, SecretWrites, SyncGuard } from '@svc/domain';
 import type { StreamHub } from '@svc/sse';
 import { evaluateAbHandler } from './evaluate-ab-handler.ts';
 import {
@@ -24,6 +24,7 @@ import {
 import { streamHandler } from './stream-handler.ts';
 import type { SyncAnswers } from './sync-answers.ts';
 import { syncHandler } from './sync-handler.ts';
+import { tokenExchangeHandler } from './token-exchange-handler.ts';
 
 /** What the /v1 handlers use. */
 export interface V1Deps {
@@ -38,6 +39,8 @@ export interface V1Deps {
   syncAnswers?: SyncAnswers;
   /** OpenFeature (OFREP) event streams; without them bulk answers name none. */
   ofrep?: OfrepDeps;
+  /** Workload identity federation: platform tokens exchanged for short-lived keys (404 without). */
+  exchange?: IdentityExchange;
 }
 
 export function v1Routes(deps: V1Deps): Route[] {
@@ -66,5 +69,7 @@ export function v1Routes(deps: V1Deps): Route[] {
       handle: ofrepBulkHandler(deps),
     },
     { method: 'GET', path: '/ofrep/v1/events', open: true, handle: ofrepEventsHandler(deps) },
+    // Workload identity federation: the platform token in the body is the credential.
+    { method: 'POST', path: '/v1/auth/token', open: true, handle: tokenExchangeHandler(deps) },
   ];
 }

@@ -56,6 +56,8 @@ interface Fixture {
     keyId: string,
     headers?: Record<string, string>,
   ): ReturnType<typeof openStream>;
+  /** A stream of a key that expires at `expiresAt` (a key minted by a workload identity). */
+  connectExpiring(viewId: string, keyId: string, expiresAt: number): ReturnType<typeof openStream>;
 }
 
 let server: Server | undefined;
@@ -90,6 +92,9 @@ async function start(options: Partial<StreamHubOptions> = {}): Promise<Fixture> 
       startStream(res, h, {
         view: views.get(url.searchParams.get('view')!)!,
         keyId: url.searchParams.get('key')!,
+        keyExpiresAt: url.searchParams.has('expires')
+          ? Number(url.searchParams.get('expires'))
+          : null,
         lastEventId: parseLastEventId(req.headers['last-event-id']),
       });
     } catch (error) {
@@ -107,6 +112,8 @@ async function start(options: Partial<StreamHubOptions> = {}): Promise<Fixture> 
     writes,
     connect: (viewId, keyId, headers) =>
       openStream(port, `/?view=${viewId}&key=${keyId}&n=${n++}`, { headers }),
+    connectExpiring: (viewId, keyId, expiresAt) =>
+      openStream(port, `/?view=${viewId}&key=${keyId}&expires=${expiresAt}&n=${n++}`),
   };
 }
 
@@ -264,6 +271,23 @@ describe('stream hub', () => {
     expect(s1.comments.filter((c) => c === 'keep-alive').length).toBeGreaterThanOrEqual(3);
     expect(s1.raw().toString()).toContain('\n\n: keep-alive\n\n');
     expect(f.hub.size).toBe(0);
+  });
+
+  it("ends a minted key's streams within a second of the key's expiry, long before their age", async () => {
+    const f = await start({ maxAgeMs: 60_000 });
+    f.views.set('v', view('v', 1));
+    const expiresAt = Date.now() + 400;
+    const [minted, other] = await Promise.all([
+      f.connectExpiring('v', 'minted', expiresAt),
+      f.connect('v', 'static'),
+    ]);
+    await Promise.all([minted.next(), other.next()]);
+    expect(await minted.ended).toBe('end');
+    const late = Date.now() - expiresAt;
+    expect(late).toBeGreaterThanOrEqual(0);
+    // The sweep runs every 500 ms, so within a second; a loaded CI core may add some.
+    expect(late).toBeLessThan(1500);
+    expect(f.hub.size).toBe(1);
   });
 
   it('drops a client that stopped reading without delaying the others', async () => {

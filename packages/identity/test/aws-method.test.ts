@@ -4,15 +4,13 @@
  * (endpoint, host, action, server id), STS's refusals, and the account and ARN rules.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Hash } from '@smithy/hash-node';
-import { SignatureV4 } from '@smithy/signature-v4';
 import {
   IdentityRejectedError,
   UpstreamUnavailableError,
   ValidationError,
   type SignedAwsRequest,
 } from '@svc/domain';
-import { startAwsSts, type AwsSts } from '@svc/testkit/identity';
+import { signGetCallerIdentity, startAwsSts, type AwsSts } from '@svc/testkit/identity';
 import { principalArn } from '../src/index.ts';
 import { binding, deadUrl, verifyCredential } from './support.ts';
 
@@ -41,35 +39,17 @@ async function signed(
   credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string },
   options: { endpoint?: string; serverId?: string; signServerId?: boolean } = {},
 ): Promise<SignedAwsRequest> {
-  const url = new URL(options.endpoint ?? `${sts.url}/`);
-  const body = 'Action=GetCallerIdentity&Version=2011-06-15';
-  const headers: Record<string, string> = {
-    host: url.host,
-    'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
-  };
-  if (options.serverId !== undefined && options.signServerId !== false)
-    headers['x-svc-server-id'] = options.serverId;
-  const signer = new SignatureV4({
-    credentials,
-    region: 'us-east-1',
-    service: 'sts',
-    sha256: Hash.bind(null, 'sha256'),
+  const request = await signGetCallerIdentity(credentials, {
+    endpoint: options.endpoint ?? `${sts.url}/`,
+    ...(options.serverId !== undefined && options.signServerId !== false
+      ? { serverId: options.serverId }
+      : {}),
   });
-  const request = await signer.sign({
-    method: 'POST',
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: url.port ? Number(url.port) : undefined,
-    path: url.pathname,
-    query: {},
-    headers,
-    body,
-  });
-  const out = { ...(request.headers as Record<string, string>) };
   // Added after signing: present, but not covered by the signature.
-  if (options.serverId !== undefined && options.signServerId === false)
-    out['x-svc-server-id'] = options.serverId;
-  return { method: 'POST', url: url.href, headers: out, body };
+  if (options.serverId !== undefined && options.signServerId === false) {
+    request.headers['x-svc-server-id'] = options.serverId;
+  }
+  return { ...request, body: Buffer.from(request.body, 'base64').toString('utf8') };
 }
 
 const aws = (settings: Record<string, unknown> = {}) =>

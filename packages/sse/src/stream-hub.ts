@@ -49,6 +49,8 @@ export interface StreamSubscription {
   keyId: string;
   /** The `Last-Event-ID` the client reconnected with, if any. */
   lastEventId?: number;
+  /** When the key expires (keys minted by workload identities): the stream ends then. */
+  keyExpiresAt?: number | null;
   /** Who is asking, for the per-client limit (e.g. the key and the client's address). */
   clientId?: string;
 }
@@ -101,8 +103,9 @@ export class StreamHub {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
     this.every(options.keepAliveMs ?? 15_000, () => this.keepAlive());
-    // Ages need no finer grain than a twentieth of themselves (at most a second).
-    this.every(Math.min(1000, Math.max(20, options.maxAgeMs / 20)), () => this.sweep());
+    // Ages need no finer grain than a twentieth of themselves; at most half a second, so that
+    // a minted key's streams end within a second of its expiry.
+    this.every(Math.min(500, Math.max(20, options.maxAgeMs / 20)), () => this.sweep());
   }
 
   /** Open streams. */
@@ -128,7 +131,10 @@ export class StreamHub {
    * Starts a stream on `sink` (the caller checked `admit` first): `retry`, the diffs after `lastEventId` when the view's history
    * still holds them all, then `resync` with the view's revision.
    */
-  open(sink: StreamSink, { view, keyId, lastEventId, clientId = '' }: StreamSubscription): void {
+  open(
+    sink: StreamSink,
+    { view, keyId, lastEventId, clientId = '', keyExpiresAt }: StreamSubscription,
+  ): void {
     if (this.closed) {
       sink.destroy();
       return;
@@ -140,7 +146,11 @@ export class StreamHub {
       viewId: view.id,
       keyId,
       clientId,
-      expiresAt: this.now() + this.options.maxAgeMs * (1 + jitter),
+      // The sweep ends it at its age, or at its key's expiry when that comes first.
+      expiresAt: Math.min(
+        this.now() + this.options.maxAgeMs * (1 + jitter),
+        keyExpiresAt ?? Infinity,
+      ),
       open: true,
     };
     entry.streams.add(stream);

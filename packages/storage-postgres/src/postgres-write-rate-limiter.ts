@@ -37,7 +37,7 @@ export function postgresWriteRateLimiter(
           tableName: RATE_LIMIT_TABLE,
           points: options.max,
           duration: options.windowSeconds,
-          keyPrefix: WRITE_RATE_LIMIT_PREFIX,
+          keyPrefix: options.name ?? WRITE_RATE_LIMIT_PREFIX,
           // One row per key that ever wrote, reused by each window: nothing piles up to sweep.
           clearExpiredByTimeout: false,
         },

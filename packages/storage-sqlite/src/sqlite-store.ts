@@ -122,7 +122,7 @@ export class SqliteStore extends KyselyReader implements Store {
       new RateLimiterMemory({
         points: options.max,
         duration: options.windowSeconds,
-        keyPrefix: WRITE_RATE_LIMIT_PREFIX,
+        keyPrefix: options.name ?? WRITE_RATE_LIMIT_PREFIX,
       }),
     );
   }

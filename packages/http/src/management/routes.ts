@@ -4,6 +4,7 @@
  * both ways).
  */
 import { auditRoutes } from './audit-routes.ts';
+import { identityRoutes } from './identity-routes.ts';
 import { keyRoutes } from './key-routes.ts';
 import { projectRoutes } from './project-routes.ts';
 import type { ManagementRoute } from './route.ts';
@@ -14,6 +15,7 @@ export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [
   ...workspaceRoutes,
   ...projectRoutes,
   ...keyRoutes,
+  ...identityRoutes,
   ...valueRoutes,
   ...auditRoutes,
 ];

@@ -15,6 +15,11 @@ function tooLarge(req: IncomingMessage, limit: number): PayloadTooLargeError {
  * this runs on every evaluate-ab request.
  */
 export function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<unknown> {
+  return readBodyText(req, limit).then(parseJsonBody);
+}
+
+/** A request body as text: 413 over the limit (the rest is not read). */
+export function readBodyText(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<string> {
   if (Number(req.headers['content-length']) > limit) return Promise.reject(tooLarge(req, limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -29,19 +34,23 @@ export function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Pr
     req.on('data', onData);
     req.on('end', () => {
       if (size > limit) return;
-      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString();
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        return reject(new ValidationError('body', 'request body is not valid JSON'));
-      }
-      const flaw = typeof body === 'object' && body !== null ? findJsonFlaw(body) : undefined;
-      if (flaw) reject(new ValidationError(fieldPath(flaw.path, 'body'), flaw.message));
-      else resolve(body);
+      resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString());
     });
     req.on('error', reject);
   });
+}
+
+/** A body's JSON: 400 when not JSON, nested too deep, or not well-formed Unicode. */
+export function parseJsonBody(text: string): unknown {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ValidationError('body', 'request body is not valid JSON');
+  }
+  const flaw = typeof body === 'object' && body !== null ? findJsonFlaw(body) : undefined;
+  if (flaw) throw new ValidationError(fieldPath(flaw.path, 'body'), flaw.message);
+  return body;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * `POST {base_url}/ofrep/v1/evaluate/flags`: every flag and visible config of the caller's view,
  * resolved for the context, with an ETag that changes when the answer can: the view, its flags'
- * targeting, the context (when flags are evaluated per user) and the event-stream token do.
+ * targeting, the request body (while flags are evaluated per user) and the event-stream token.
  * `If-None-Match` with it is a 304 before anything is evaluated. The answer names the caller's
  * event stream (`eventStreams`, OFREP ADR-0008).
  */
@@ -18,8 +18,8 @@ import { corsHeaders } from '../cors.ts';
 import { etagMatches } from '../etag.ts';
 import type { KeyRoute } from '../route-table.ts';
 import { resolutionJson, writeRequestError } from './ofrep-answers.ts';
-import { ofrepPreparedView } from './ofrep-prepared-view.ts';
-import { readOfrepContext } from './ofrep-request.ts';
+import { ofrepPreparedView, type OfrepPreparedView } from './ofrep-prepared-view.ts';
+import { ofrepContextOf, readOfrepBody } from './ofrep-request.ts';
 import type { OfrepDeps } from './ofrep-deps.ts';
 
 const CACHE_HEADERS = {
@@ -34,39 +34,41 @@ export function ofrepBulkHandler(deps: {
 }): KeyRoute['handle'] {
   const { model } = deps;
   return (req, res, { principal, tenant }) =>
-    readOfrepContext(req).then(
-      (context) => {
-        const view = model.viewOf(principal);
-        const prepared = ofrepPreparedView(view);
-        const perUser = evaluatesPerUser(principal) && context.userId !== undefined;
-        const token = deps.ofrep?.tokens.issue(principal);
-        // The base URL's path: the workspace in path form, nothing in host form.
-        const urlPath = (req.url ?? '/').split('?', 1)[0]!;
-        const basePath = urlPath.slice(0, urlPath.length - tenant.path.length);
-        const etag = digest(
-          view.etag,
-          perUser ? prepared.targeting : 'static',
-          perUser ? canonicalContext(context) : '',
-          basePath,
-          token ?? '',
-        );
-        if (etagMatches(req.headers['if-none-match'], etag)) {
-          res.writeHead(304, { ...CACHE_HEADERS, ETag: etag });
-          res.end();
-          return 304;
-        }
-        const flags = perUser ? evaluatedFlags(view, context) : prepared.staticFlags;
-        const entries = [flags, prepared.configs].filter((part) => part !== '').join(',');
-        const streams =
-          token === undefined
-            ? ''
-            : `,"eventStreams":[{"type":"sse","endpoint":{"requestUri":${JSON.stringify(
-                `${basePath}/ofrep/v1/events?view=${token}`,
-              )}}}]`;
-        return writeBulk(res, `{"flags":[${entries}]${streams}}`, etag);
-      },
-      (error: unknown) => writeRequestError(res, error),
-    );
+    readOfrepBody(req).then((text) => {
+      const view = model.viewOf(principal);
+      const prepared = ofrepPreparedView(view);
+      const perUser = evaluatesPerUser(principal);
+      const token = deps.ofrep?.tokens.issue(principal);
+      // The base URL's path: the workspace in path form, nothing in host form.
+      const urlPath = (req.url ?? '/').split('?', 1)[0]!;
+      const basePath = urlPath.slice(0, urlPath.length - tenant.path.length);
+      // While flags are evaluated per user the answer depends on the context: the body's bytes
+      // name it (an ETag is only ever made for a body that was valid), so a 304 needs no parsing.
+      const etag = bulkEtag(prepared, view.etag, perUser ? text : undefined, basePath, token ?? '');
+      if (etagMatches(req.headers['if-none-match'], etag)) {
+        res.writeHead(304, { ...CACHE_HEADERS, ETag: etag });
+        res.end();
+        return 304;
+      }
+      let context: OfrepContext;
+      try {
+        context = ofrepContextOf(text);
+      } catch (error) {
+        return writeRequestError(res, error);
+      }
+      const flags =
+        perUser && context.userId !== undefined
+          ? evaluatedFlags(view, context)
+          : prepared.staticFlags;
+      const entries = [flags, prepared.configs].filter((part) => part !== '').join(',');
+      const streams =
+        token === undefined
+          ? ''
+          : `,"eventStreams":[{"type":"sse","endpoint":{"requestUri":${JSON.stringify(
+              `${basePath}/ofrep/v1/events?view=${token}`,
+            )}}}]`;
+      return writeBulk(res, `{"flags":[${entries}]${streams}}`, etag);
+    });
 }
 
 function evaluatedFlags(view: View, context: OfrepContext): string {
@@ -89,27 +91,30 @@ function writeBulk(res: ServerResponse, text: string, etag: string): number {
   return 200;
 }
 
+/** Bulk ETags remembered per view: a SHA-256 costs as much as the rest of a 304. */
+const ETAGS_PER_VIEW = 1000;
+
+function bulkEtag(
+  prepared: OfrepPreparedView,
+  viewEtag: string,
+  body: string | undefined,
+  basePath: string,
+  token: string,
+): string {
+  const id = `${token}\0${basePath}\0${body ?? ''}`;
+  let etag = prepared.etags.get(id);
+  if (etag === undefined) {
+    const context = body === undefined ? ['static', ''] : [prepared.targeting, body];
+    etag = digest(viewEtag, ...context, basePath, token);
+    if (prepared.etags.size >= ETAGS_PER_VIEW) prepared.etags.clear();
+    prepared.etags.set(id, etag);
+  }
+  return etag;
+}
+
 /** A strong ETag over the parts (none of which holds a NUL: JSON escapes it). */
 function digest(...parts: string[]): string {
   const hash = createHash('sha256');
   for (const part of parts) hash.update(part).update('\0');
   return `"${hash.digest('base64url')}"`;
-}
-
-/** The context as JSON with object keys sorted: equal contexts, equal text. */
-function canonicalContext(context: OfrepContext): string {
-  return JSON.stringify([context.userId, sortKeys(context.attributes)]);
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (typeof value !== 'object' || value === null) return value;
-  const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    Object.defineProperty(sorted, key, {
-      value: sortKeys((value as Record<string, unknown>)[key]),
-      enumerable: true,
-    });
-  }
-  return sorted;
 }

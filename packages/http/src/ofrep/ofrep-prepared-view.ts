@@ -22,6 +22,8 @@ export interface OfrepPreparedView {
   /** Each config's resolution no flag hides, rendered and joined by commas. */
   configs: string;
   targeting: string;
+  /** Bulk ETags already computed for this view, by what else they name (see the bulk handler). */
+  etags: Map<string, string>;
 }
 
 const prepared = new WeakMap<View, OfrepPreparedView>();
@@ -39,6 +41,7 @@ export function ofrepPreparedView(view: View): OfrepPreparedView {
         .map(([key, json]) => resolutionJson(resolveOfrepConfig(key, json)))
         .join(','),
       targeting: createHash('sha256').update(JSON.stringify(targeting)).digest('base64url'),
+      etags: new Map(),
     };
     prepared.set(view, p);
   }

@@ -200,7 +200,7 @@ describe('evaluate-ab limits', () => {
     expect(res.status).toBe(413);
   });
 
-  it('takes attribute values of 1 KiB and refuses one byte more', async () => {
+  it('takes string attribute values of 1024 characters and refuses one more', async () => {
     const at = await evaluate({ flags: ['a'], user_id: 'u', attributes: { v: 'v'.repeat(1024) } });
     expect(at.status).toBe(200);
     const over = await evaluate({

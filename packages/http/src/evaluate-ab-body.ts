@@ -4,7 +4,7 @@
  */
 import {
   ATTRIBUTE_NAME_MAX_LENGTH,
-  ATTRIBUTE_VALUE_MAX_BYTES,
+  ATTRIBUTE_VALUE_MAX_LENGTH,
   ATTRIBUTES_MAX_ENTRIES,
   EVALUATE_AB_MAX_FLAGS,
   isItemKey,
@@ -31,26 +31,11 @@ function codePointLength(text: string, atMost: number): number {
 /** A lone surrogate has no UTF-8 form: hashing would silently replace it and merge users. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
-/** Whether the string form conditions compare (JSON text for objects) fits in UTF-8 bytes. */
-function valueFits(value: unknown): boolean {
-  const text =
-    typeof value === 'string'
-      ? value
-      : typeof value === 'object' && value !== null
-        ? JSON.stringify(value)
-        : String(value);
-  // At most 3 UTF-8 bytes per UTF-16 unit: short texts need no counting.
-  return (
-    text.length * 3 <= ATTRIBUTE_VALUE_MAX_BYTES ||
-    Buffer.byteLength(text) <= ATTRIBUTE_VALUE_MAX_BYTES
-  );
-}
-
 /**
  * Validates an evaluate-ab body: `flags` 1..100 item keys (a repeated key is kept once),
  * `user_id` 1..256 characters, optional `attributes`, an object of at most 50 entries whose
- * names have 1..256 characters and whose values' string forms have at most 1 KiB. Other members
- * are ignored. Throws a ValidationError naming the first failing field.
+ * names have 1..256 characters and whose string values have at most 1024 characters. Other
+ * members are ignored. Throws a ValidationError naming the first failing field.
  */
 export function parseEvaluateAbBody(body: unknown): EvaluateAbInput {
   if (!isPlainObject(body)) throw new ValidationError('body', 'must be a JSON object');
@@ -96,7 +81,8 @@ export function parseUserId(userId: unknown, field: string): string {
 
 /**
  * Attributes: absent (none), or an object of at most 50 entries whose names have 1..256
- * characters and whose values' string forms have at most 1 KiB; errors name `field`.
+ * characters and whose string values have at most 1024 characters (see the domain's
+ * ATTRIBUTE_VALUE_MAX_LENGTH for why only strings); errors name `field`.
  */
 export function parseAttributes(attributes: unknown, field: string): Attributes {
   if (attributes === undefined) return {};
@@ -117,10 +103,14 @@ export function parseAttributes(attributes: unknown, field: string): Attributes 
         `attribute names must have 1..${ATTRIBUTE_NAME_MAX_LENGTH} characters`,
       );
     }
-    if (!valueFits(attributes[name])) {
+    const value = attributes[name];
+    if (
+      typeof value === 'string' &&
+      codePointLength(value, ATTRIBUTE_VALUE_MAX_LENGTH) > ATTRIBUTE_VALUE_MAX_LENGTH
+    ) {
       throw new ValidationError(
         `${field}.${name}`,
-        `must have a string form of at most ${ATTRIBUTE_VALUE_MAX_BYTES} bytes`,
+        `must be at most ${ATTRIBUTE_VALUE_MAX_LENGTH} characters`,
       );
     }
   }

@@ -38,6 +38,9 @@ export async function startFixture(env: Record<string, string> = {}): Promise<Fi
     HOST: '127.0.0.1',
     CONSOLE_ADMIN_TOKEN: adminToken,
     SEED_DEMO: 'false',
+    // The fuzzer writes and syncs far faster than a client: limits would leave it only 429s.
+    WRITE_RATE_LIMIT_MAX: '1000000',
+    SYNC_QUARANTINE_MAX: '1000000',
     LOG_LEVEL: 'warn',
     ...env,
   };
@@ -53,7 +56,10 @@ export async function startFixture(env: Record<string, string> = {}): Promise<Fi
     child.stderr!.pipe(log, { end: false });
     children.push(child);
     await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}`);
+      if (child.exitCode !== null) {
+        const said = readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n');
+        throw new Error(`${app} exited with ${child.exitCode}:\n${said}`);
+      }
       return (await httpCall(port, 'GET', '/readyz').catch(() => undefined))?.status === 200;
     }, 60_000);
     return `http://127.0.0.1:${port}`;
@@ -65,6 +71,7 @@ export async function startFixture(env: Record<string, string> = {}): Promise<Fi
   await admin('POST', '/workspaces', { slug: 'acme', name: 'Acme' });
   await admin('POST', '/workspaces/acme/projects', { slug: 'web', name: 'Web' });
   await admin('POST', `${p}/services`, { slug: 'api', name: 'API' });
+  await admin('PATCH', p, { ab_testing: true });
   for (const scope of [p, `${p}/services/api`]) {
     await admin('PUT', `${scope}/configs/ui.theme`, { value: { mode: 'dark' }, is_public: true });
     await admin('PUT', `${scope}/flags/checkout.v2`, { is_active: true, rollout_percentage: 25 });

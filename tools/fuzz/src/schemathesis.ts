@@ -39,6 +39,7 @@ export async function fuzz(
     join(ROOT, target.spec),
     '--url',
     await target.url(fixture),
+    ...(target.args ?? []),
     ...Object.entries(target.headers(fixture)).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
     '--checks',
     'all',

@@ -14,8 +14,12 @@ export const EVALUATE_AB_MAX_FLAGS = 100;
 export const USER_ID_MAX_LENGTH = 256;
 export const ATTRIBUTES_MAX_ENTRIES = 50;
 export const ATTRIBUTE_NAME_MAX_LENGTH = 256;
-/** An attribute value's string form (JSON text for objects and arrays), in UTF-8 bytes. */
-export const ATTRIBUTE_VALUE_MAX_BYTES = 1024;
+/**
+ * A string attribute value, in characters (1 KiB of ASCII). Numbers and booleans are short by
+ * nature; objects and arrays only ever match `neq`/`not_in` whatever they hold, so their size
+ * costs no evaluation time (the body's 64 KiB and the JSON depth limit bound them).
+ */
+export const ATTRIBUTE_VALUE_MAX_LENGTH = 1024;
 /** The request body, in bytes. */
 export const EVALUATE_AB_BODY_MAX_BYTES = 64 * 1024;
 

@@ -28,7 +28,11 @@ const awsRequest = z.strictObject({
 const exchangeBody = z
   .strictObject({
     identity_id: z.string().min(1).max(64),
-    token: z.string().min(1).max(16 * 1024).optional(),
+    token: z
+      .string()
+      .min(1)
+      .max(16 * 1024)
+      .optional(),
     aws: awsRequest.optional(),
   })
   .refine((body) => (body.token === undefined) !== (body.aws === undefined), {

@@ -132,13 +132,13 @@ describe('IdentityExchange', () => {
     world.clock.offset = minted.expiresAt - Date.now() - 5;
     const { key } = world.model.authenticate('acme', minted.key);
     expect(key.identityId).toBe(identity.id);
-    expect(world.model.isKeyActive(key.id)).toBe(true);
+    expect(world.model.activeKey(key.id)?.id).toBe(key.id);
     world.clock.offset = minted.expiresAt - Date.now();
     expect(() => world.model.authenticate('acme', minted.key)).toThrow(
       new UnauthorizedError('the API key has expired'),
     );
     // What an OFREP event-stream token is checked against: the key, expired too.
-    expect(world.model.isKeyActive(key.id)).toBe(false);
+    expect(world.model.activeKey(key.id)).toBeUndefined();
   });
 
   it('audits the exchange with the workload and the key prefix, never the key or token', async () => {

@@ -29,7 +29,9 @@ describe('RejectedLogins', () => {
     ]);
     for (let i = 0; i < 10_000; i++) {
       clock.t += 1;
-      expect(logins.record(i % 3 ? '10.0.0.7' : '::1', i % 2 ? 'wrong' : 'missing')).toBeUndefined();
+      expect(
+        logins.record(i % 3 ? '10.0.0.7' : '::1', i % 2 ? 'wrong' : 'missing'),
+      ).toBeUndefined();
     }
     expect(rows).toHaveLength(1);
     await logins.flush();

@@ -121,11 +121,11 @@ export class ReadModel {
     return view;
   }
 
-  /** Whether the key with this id can authenticate (it exists, is not revoked, has not expired). */
-  isKeyActive(keyId: string): boolean {
+  /** The key with this id while it can authenticate (it exists, is not revoked, has not expired). */
+  activeKey(keyId: string): ApiKeyRecord | undefined {
     const hash = this.keyHashById.get(keyId);
     const key = hash === undefined ? undefined : this.keysByHash.get(hash);
-    return key !== undefined && (key.expiresAt === null || key.expiresAt > this.clock.now());
+    return key && (key.expiresAt === null || key.expiresAt > this.clock.now()) ? key : undefined;
   }
 
   workspaceBySlug(slug: string): Workspace | undefined {

@@ -20,11 +20,8 @@ export function ofrepEventsHandler(
     if (!token) throw new UnauthorizedError('a view token is required (?view=)');
     const grant = deps.ofrep.tokens.read(token);
     const view = model.view(grant.viewId);
-    if (
-      model.workspaceBySlug(tenant.slug)?.id !== grant.workspaceId ||
-      !model.isKeyActive(grant.keyId) ||
-      !view
-    ) {
+    const key = model.activeKey(grant.keyId);
+    if (model.workspaceBySlug(tenant.slug)?.id !== grant.workspaceId || !key || !view) {
       throw new UnauthorizedError('invalid view token');
     }
     const subscription: OfrepSubscription = {
@@ -33,6 +30,8 @@ export function ofrepEventsHandler(
       workspaceId: grant.workspaceId,
       // The same limits as /v1/stream: per key and client address, and per process.
       clientId: `${grant.keyId} ${deps.clientAddress(req)}`,
+      // A minted key's streams end at its expiry, as /v1/stream's do.
+      keyExpiresAt: key.expiresAt,
     };
     return startStream(res, deps.ofrep.hub, subscription);
   };

@@ -19,22 +19,34 @@ record ResolvedConfig(
     Duration reconnectInitialDelay,
     Duration reconnectMaxDelay,
     Duration reconnectResetAfter,
-    Duration streamSilenceTimeout) {
+    Duration streamSilenceTimeout,
+    WorkloadIdentity identity) {
 
   /** Checks {@code config}; an {@link IllegalArgumentException} names the first problem found. */
   static ResolvedConfig of(ServiceConfig config) {
     if (config == null) throw new IllegalArgumentException("ServiceConfig is required");
     String baseUrl = baseUrl(config.getBaseUrl());
+    WorkloadIdentity identity = config.getIdentity();
     String rawKey = config.getApiKey();
-    if (rawKey == null || rawKey.isBlank()) throw new IllegalArgumentException("apiKey is required");
-    String apiKey = rawKey.trim();
-    String keyType =
-        ApiKeys.keyTypeOf(apiKey)
-            .orElseThrow(
-                () ->
-                    new IllegalArgumentException(
-                        "apiKey is not a valid key: expected svs_ or svp_ followed by 40 letters"
-                            + " and digits with a correct checksum"));
+    String apiKey;
+    String keyType;
+    if (identity != null) {
+      if (rawKey != null) throw new IllegalArgumentException("apiKey and identity exclude each other: give one");
+      identity.check();
+      // The key comes from the first exchange.
+      apiKey = "";
+      keyType = ApiKeys.SECRET;
+    } else {
+      if (rawKey == null || rawKey.isBlank()) throw new IllegalArgumentException("apiKey is required");
+      apiKey = rawKey.trim();
+      keyType =
+          ApiKeys.keyTypeOf(apiKey)
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "apiKey is not a valid key: expected svs_ or svp_ followed by 40 letters"
+                              + " and digits with a correct checksum"));
+    }
     return new ResolvedConfig(
         baseUrl,
         apiKey,
@@ -47,7 +59,21 @@ record ResolvedConfig(
         positive("reconnectInitialDelay", config.getReconnectInitialDelay()),
         positive("reconnectMaxDelay", config.getReconnectMaxDelay()),
         positive("reconnectResetAfter", config.getReconnectResetAfter()),
-        positive("streamSilenceTimeout", config.getStreamSilenceTimeout()));
+        positive("streamSilenceTimeout", config.getStreamSilenceTimeout()),
+        identity);
+  }
+
+  /** The same settings with a workload identity's new key. */
+  ResolvedConfig withKey(String key, String type) {
+    return new ResolvedConfig(
+        baseUrl, key, type, stream, cacheTtl, requestTimeout, logger, secretFilesDir,
+        reconnectInitialDelay, reconnectMaxDelay, reconnectResetAfter, streamSilenceTimeout, identity);
+  }
+
+  /** Never shows the API key. */
+  @Override
+  public String toString() {
+    return "ResolvedConfig[baseUrl=" + baseUrl + ", keyType=" + keyType + "]";
   }
 
   /** The base URL without trailing slashes: an http(s) URL without credentials, query or fragment. */

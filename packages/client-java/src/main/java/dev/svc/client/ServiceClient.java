@@ -43,7 +43,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * half of an update.
  */
 public final class ServiceClient implements AutoCloseable {
-  private final ResolvedConfig config;
+  /** Its key and key type change with each new key of a workload identity. */
+  private volatile ResolvedConfig config;
+  /** A workload identity's, or null with an API key. */
+  private final KeyRefresher refresher;
+  /** Whether the stream should run: it restarts under each new key of a workload identity. */
+  private volatile boolean streamWanted;
   private final ServiceLogger logger;
   private final Transport transport;
   private final FileSecrets files;
@@ -79,8 +84,9 @@ public final class ServiceClient implements AutoCloseable {
   /** Guarded by ttlLock. */
   private ScheduledFuture<?> ttlTask;
 
-  private ServiceClient(ResolvedConfig config) {
+  private ServiceClient(ResolvedConfig config, KeyRefresher refresher) {
     this.config = config;
+    this.refresher = refresher;
     this.logger = config.logger();
     this.transport = new Transport(config.baseUrl(), config.apiKey(), config.requestTimeout());
     this.files = new FileSecrets(config.secretFilesDir(), logger);
@@ -114,24 +120,48 @@ public final class ServiceClient implements AutoCloseable {
               public void onState(boolean connected) {
                 onStreamState(connected);
               }
+
+              @Override
+              public void onRefused() {
+                keyRefused();
+              }
             });
   }
 
   /**
-   * Checks {@code config}, runs the initial sync (blocking), and unless the config says
-   * {@code stream(false)} starts the change stream without waiting for it.
+   * Checks {@code config}, exchanges the workload identity's token for a key (with
+   * {@code identity}), runs the initial sync (blocking), and unless the config says
+   * {@code stream(false)} starts the change stream without waiting for it. A workload identity's
+   * key is then refreshed in the background before it expires.
    *
    * @param config the settings
    * @return a client whose cache holds the key's view
-   * @throws IllegalArgumentException before any request, when {@code baseUrl} or {@code apiKey}
-   *     is missing or invalid (including a key whose checksum is wrong), or another setting is
-   *     not valid
-   * @throws ServiceInitException when the initial sync fails; {@link ServiceInitException#getCause()}
-   *     is the reason ({@link ServiceUnauthorizedException}, {@link ServiceNotFoundException},
-   *     {@link ServiceQuarantinedException}, or a {@link ServiceException} for network failures)
+   * @throws IllegalArgumentException before any request, when {@code baseUrl}, or {@code apiKey}
+   *     or {@code identity}, is missing or invalid (including a key whose checksum is wrong), or
+   *     another setting is not valid
+   * @throws ServiceInitException when the exchange or the initial sync fails;
+   *     {@link ServiceInitException#getCause()} is the reason ({@link ServiceUnauthorizedException}
+   *     — for an exchange, naming the failed check — {@link ServiceNotFoundException},
+   *     {@link ServiceQuarantinedException}, {@link ServiceRateLimitedException} for too many
+   *     exchanges, or a {@link ServiceException} for network failures and unreadable tokens)
    */
   public static ServiceClient create(ServiceConfig config) {
-    ServiceClient client = new ServiceClient(ResolvedConfig.of(config));
+    ResolvedConfig resolved = ResolvedConfig.of(config);
+    KeyRefresher refresher = null;
+    IdentityExchange.MintedKey key = null;
+    if (resolved.identity() != null) {
+      refresher =
+          new KeyRefresher(resolved.identity(), resolved.baseUrl(), resolved.requestTimeout(), resolved.logger());
+      try {
+        key = refresher.exchange();
+      } catch (RuntimeException e) {
+        refresher.stop();
+        throw new ServiceInitException(e);
+      }
+      resolved = resolved.withKey(key.key(), key.keyType());
+    }
+    ServiceClient client = new ServiceClient(resolved, refresher);
+    if (refresher != null) refresher.start(key, client::useKey);
     try {
       client.sync();
     } catch (RuntimeException e) {
@@ -314,6 +344,7 @@ public final class ServiceClient implements AutoCloseable {
         lastSyncError = null;
       } catch (RuntimeException e) {
         lastSyncError = e;
+        if (e instanceof ServiceUnauthorizedException) keyRefused();
         throw e;
       } finally {
         lastSyncFinished = number;
@@ -445,11 +476,13 @@ public final class ServiceClient implements AutoCloseable {
    */
   public void connectStream() {
     if (closed) throw new ServiceException("the client is closed");
+    streamWanted = true;
     stream.start();
   }
 
   /** Stops the change stream thread (idempotent); returns once the connection is closed. */
   public void disconnectStream() {
+    streamWanted = false;
     stream.stop();
   }
 
@@ -468,6 +501,7 @@ public final class ServiceClient implements AutoCloseable {
       if (ttlTask != null) ttlTask.cancel(false);
       ttlTask = null;
     }
+    if (refresher != null) refresher.stop();
     stream.stop();
     streamConnected = false;
     transport.close();
@@ -636,6 +670,31 @@ public final class ServiceClient implements AutoCloseable {
         // the client is closing
       }
     }
+  }
+
+  /**
+   * A 401: a workload identity's key expired before a refresh succeeded, or was revoked. No
+   * reason to stop: exchange again.
+   */
+  private void keyRefused() {
+    if (refresher != null) refresher.keyRefused();
+  }
+
+  /**
+   * A workload identity's new key: requests use it from now on, and the stream reconnects under
+   * it at once, resuming after the cache's revision ({@code Last-Event-ID}) so no change is
+   * missed. After a refused key, a client without a stream syncs. Runs on the refresher's thread.
+   */
+  private void useKey(IdentityExchange.MintedKey key, boolean refused) {
+    transport.rekey(key.key());
+    config = config.withKey(key.key(), key.keyType());
+    if (closed) return;
+    if (!streamWanted) {
+      if (refused) backgroundSync("a new key after a refused one");
+      return;
+    }
+    stream.stop();
+    if (streamWanted && !closed) stream.start();
   }
 
   private boolean isPublicKey() {

@@ -4,8 +4,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * Settings of a {@link ServiceClient}: build one with {@link #builder()}. Only {@code baseUrl}
- * and {@code apiKey} are required; {@link ServiceClient#create(ServiceConfig)} checks every
+ * Settings of a {@link ServiceClient}: build one with {@link #builder()}. Required: {@code baseUrl},
+ * and {@code apiKey} or {@code identity}; {@link ServiceClient#create(ServiceConfig)} checks every
  * value before any request and throws {@link IllegalArgumentException} naming the first problem.
  *
  * <pre>{@code
@@ -32,6 +32,7 @@ public final class ServiceConfig {
   private final Duration reconnectMaxDelay;
   private final Duration reconnectResetAfter;
   private final Duration streamSilenceTimeout;
+  private final WorkloadIdentity identity;
 
   private ServiceConfig(Builder b) {
     this.baseUrl = b.baseUrl;
@@ -45,6 +46,7 @@ public final class ServiceConfig {
     this.reconnectMaxDelay = b.reconnectMaxDelay;
     this.reconnectResetAfter = b.reconnectResetAfter;
     this.streamSilenceTimeout = b.streamSilenceTimeout;
+    this.identity = b.identity;
   }
 
   /**
@@ -109,6 +111,11 @@ public final class ServiceConfig {
     return streamSilenceTimeout;
   }
 
+  /** @return the workload identity used instead of an API key, or null */
+  public WorkloadIdentity getIdentity() {
+    return identity;
+  }
+
   /** Never shows the API key. */
   @Override
   public String toString() {
@@ -128,6 +135,7 @@ public final class ServiceConfig {
     private Duration reconnectMaxDelay = Duration.ofSeconds(30);
     private Duration reconnectResetAfter = Duration.ofSeconds(60);
     private Duration streamSilenceTimeout = Duration.ofSeconds(45);
+    private WorkloadIdentity identity;
 
     private Builder() {}
 
@@ -153,6 +161,18 @@ public final class ServiceConfig {
      */
     public Builder apiKey(String apiKey) {
       this.apiKey = apiKey;
+      return this;
+    }
+
+    /**
+     * Instead of {@link #apiKey}: a workload identity whose platform token the client exchanges
+     * for short-lived keys, at {@code create()} and again before each key expires.
+     *
+     * @param identity the identity
+     * @return this builder
+     */
+    public Builder identity(WorkloadIdentity identity) {
+      this.identity = identity;
       return this;
     }
 

@@ -33,6 +33,9 @@ final class StreamConnection {
 
     /** The stream became connected (true) or stopped being connected (false). */
     void onState(boolean connected);
+
+    /** The key was refused (401): the stream stopped. */
+    default void onRefused() {}
   }
 
   private enum Outcome {
@@ -201,6 +204,7 @@ final class StreamConnection {
             Transport.errorOf(status, response.headers(), new byte[0], Transport.Operation.STREAM);
         if (error instanceof ServiceUnauthorizedException || error instanceof ServiceNotFoundException) {
           logger.error("stream refused, not reconnecting: " + error.getMessage(), error);
+          if (error instanceof ServiceUnauthorizedException) handlers.onRefused();
           return Outcome.FATAL;
         }
         throw error;

@@ -53,7 +53,8 @@ final class Transport {
   }
 
   private final String baseUrl;
-  private final String apiKey;
+  /** Replaced by {@link #rekey} (a workload identity's new key). */
+  private volatile String apiKey;
   private final Duration requestTimeout;
   private final HttpClient http;
   private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
@@ -74,6 +75,11 @@ final class Transport {
 
   boolean isClosed() {
     return closed;
+  }
+
+  /** Sends {@code key} from now on (a workload identity's new key). */
+  void rekey(String key) {
+    this.apiKey = key;
   }
 
   /**

@@ -337,6 +337,32 @@ describe('POST /ofrep/v1/evaluate/flags (bulk)', () => {
     expect(res.json().eventStreams[0].endpoint.requestUri).toMatch(/^\/ofrep\/v1\/events\?view=/);
   });
 
+  it('comes gzip- or brotli-encoded when asked, 304 for its ETag in any coding', async () => {
+    const body = JSON.stringify({ context: USERS[3] });
+    const identity = await bulk({ context: USERS[3] });
+    expect(identity.text.length).toBeGreaterThan(1024);
+    expect(identity.headers.vary).toBe('Accept-Encoding');
+    for (const coding of ['gzip', 'br']) {
+      // fetch decodes the body and leaves the headers as they came.
+      const res = await fetch(`http://127.0.0.1:${h.api.port}${SINGLE}`, {
+        method: 'POST',
+        headers: { ...auth(sk), 'content-type': 'application/json', 'accept-encoding': coding },
+        body,
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-encoding')).toBe(coding);
+      expect(res.headers.get('etag')).toBe(
+        `${(identity.headers.etag as string).slice(0, -1)}-${coding}"`,
+      );
+      expect(await res.json()).toEqual(identity.json());
+      const again = await bulk(
+        { context: USERS[3] },
+        { ...auth(sk), 'if-none-match': res.headers.get('etag')! },
+      );
+      expect(again.status).toBe(304);
+    }
+  });
+
   it('answers PARSE_ERROR and INVALID_CONTEXT without a key member, 400', async () => {
     const parse = await bulk([1]);
     expect(parse.status).toBe(400);

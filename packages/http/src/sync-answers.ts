@@ -34,14 +34,14 @@ export interface Representation {
   notModified: OutgoingHttpHeaders;
 }
 
-type Encoded = Exclude<Coding, 'identity'>;
+export type Encoded = Exclude<Coding, 'identity'>;
 
 const SUFFIX: Record<Encoded, string> = { gzip: '-gzip', br: '-br' };
 
 /** Brotli's default quality (11) takes seconds on a megabyte; 4 is as small as gzip -9 and fast. */
 const BROTLI_QUALITY = 4;
 
-function brotliOptions(size: number) {
+export function brotliOptions(size: number) {
   return {
     params: {
       [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
@@ -108,7 +108,7 @@ export class ViewAnswers {
   }
 }
 
-function encodedEtag(etag: string, coding: Encoded): string {
+export function encodedEtag(etag: string, coding: Encoded): string {
   // `"abc"` → `"abc-gzip"`; a weak or unquoted ETag never comes from a view.
   return `${etag.slice(0, -1)}${SUFFIX[coding]}"`;
 }

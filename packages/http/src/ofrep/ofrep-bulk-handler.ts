@@ -6,7 +6,6 @@
  * event stream (`eventStreams`, OFREP ADR-0008).
  */
 import { createHash } from 'node:crypto';
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import {
   evaluatesPerUser,
   resolveOfrepFlag,
@@ -18,6 +17,7 @@ import { corsHeaders } from '../cors.ts';
 import { etagMatches } from '../etag.ts';
 import type { KeyRoute } from '../route-table.ts';
 import { resolutionJson, writeRequestError } from './ofrep-answers.ts';
+import { bulkEtags, bulkHeaders, bulkRepresentation } from './ofrep-bulk-answer.ts';
 import { ofrepPreparedView, type OfrepPreparedView } from './ofrep-prepared-view.ts';
 import { ofrepContextOf, readOfrepBody } from './ofrep-request.ts';
 import type { OfrepDeps } from './ofrep-deps.ts';
@@ -26,6 +26,7 @@ const CACHE_HEADERS = {
   ...corsHeaders,
   'Cache-Control': 'private, no-cache',
   'X-Content-Type-Options': 'nosniff',
+  Vary: 'Accept-Encoding',
 } as const;
 
 export function ofrepBulkHandler(deps: {
@@ -45,7 +46,7 @@ export function ofrepBulkHandler(deps: {
       // While flags are evaluated per user the answer depends on the context: the body's bytes
       // name it (an ETag is only ever made for a body that was valid), so a 304 needs no parsing.
       const etag = bulkEtag(prepared, view.etag, perUser ? text : undefined, basePath, token ?? '');
-      if (etagMatches(req.headers['if-none-match'], etag)) {
+      if (etagMatches(req.headers['if-none-match'], etag, bulkEtags(etag))) {
         res.writeHead(304, { ...CACHE_HEADERS, ETag: etag });
         res.end();
         return 304;
@@ -67,7 +68,15 @@ export function ofrepBulkHandler(deps: {
           : `,"eventStreams":[{"type":"sse","endpoint":{"requestUri":${JSON.stringify(
               `${basePath}/ofrep/v1/events?view=${token}`,
             )}}}]`;
-      return writeBulk(res, `{"flags":[${entries}]${streams}}`, etag);
+      const answer = bulkRepresentation(
+        prepared,
+        etag,
+        `{"flags":[${entries}]${streams}}`,
+        req.headers['accept-encoding'],
+      );
+      res.writeHead(200, bulkHeaders(answer, CACHE_HEADERS));
+      res.end(answer.bytes);
+      return 200;
     });
 }
 
@@ -77,18 +86,6 @@ function evaluatedFlags(view: View, context: OfrepContext): string {
     parts.push(resolutionJson(resolveOfrepFlag(flag, true, context)));
   }
   return parts.join(',');
-}
-
-function writeBulk(res: ServerResponse, text: string, etag: string): number {
-  const headers: OutgoingHttpHeaders = {
-    ...CACHE_HEADERS,
-    ETag: etag,
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(text),
-  };
-  res.writeHead(200, headers);
-  res.end(text);
-  return 200;
 }
 
 /** Bulk ETags remembered per view: a SHA-256 costs as much as the rest of a 304. */

@@ -12,6 +12,7 @@ import {
   type FlagEntry,
   type View,
 } from '@svc/domain';
+import type { Encoded } from '../sync-answers.ts';
 import { resolutionJson } from './ofrep-answers.ts';
 
 export interface OfrepPreparedView {
@@ -24,6 +25,8 @@ export interface OfrepPreparedView {
   targeting: string;
   /** Bulk ETags already computed for this view, by what else they name (see the bulk handler). */
   etags: Map<string, string>;
+  /** Encoded answers by ETag (ofrep-bulk-answer.ts). */
+  encoded: Map<string, Partial<Record<Encoded, Buffer>>>;
 }
 
 const prepared = new WeakMap<View, OfrepPreparedView>();
@@ -42,6 +45,7 @@ export function ofrepPreparedView(view: View): OfrepPreparedView {
         .join(','),
       targeting: createHash('sha256').update(JSON.stringify(targeting)).digest('base64url'),
       etags: new Map(),
+      encoded: new Map(),
     };
     prepared.set(view, p);
   }

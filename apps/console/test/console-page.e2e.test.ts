@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { freePort, httpCall, tempDir, waitFor } from '@svc/testkit';
+import { startOidcIssuer } from '@svc/testkit/identity';
 import { openSse, type SseEvent, type SseStream } from './sse-stream.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -112,8 +113,10 @@ beforeAll(async () => {
     CONSOLE_PORT: String(consolePort),
     CONSOLE_ADMIN_TOKEN: TOKEN,
     SEED_DEMO: 'false',
+    // The identities test's stand-in issuer serves plain http on loopback.
+    IDENTITY_ALLOW_HTTP: 'true',
   });
-  await startProcess('api', { PORT: String(apiPort) });
+  await startProcess('api', { PORT: String(apiPort), IDENTITY_ALLOW_HTTP: 'true' });
 
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
   const consoleUrl = `http://127.0.0.1:${consolePort}`;
@@ -238,6 +241,104 @@ describe('the console page', { timeout: SLOW }, () => {
     }
     [publicKey, secretKey] = created as [string, string];
     expect(await rowOf('key-rows', 'public one').innerText()).toContain('never');
+  });
+
+  it('creates workload identities with a form per method, shows their use, and deletes them', async () => {
+    const issuer = await startOidcIssuer();
+    try {
+      // Only the chosen method's fieldset shows; its fields are the ones checked and sent.
+      await page.locator('#identity-form [name="method"]').selectOption('aws');
+      expect(await page.locator('#identity-form fieldset[data-method="aws"]').isVisible()).toBe(
+        true,
+      );
+      expect(
+        await page.locator('#identity-form fieldset[data-method="kubernetes"]').isHidden(),
+      ).toBe(true);
+      await submit('identity-form', {
+        name: 'lambda',
+        'aws.accounts': '123456789012, 210987654321',
+        'aws.server_id': 'svc.test',
+      });
+      await rowOf('identity-rows', 'lambda').waitFor();
+
+      // The server's refusal shows next to the field it names.
+      await page.locator('#identity-form [name="method"]').selectOption('kubernetes');
+      await submit('identity-form', {
+        name: 'payments',
+        'kubernetes.api_server': 'ftp://10.0.0.1',
+        'kubernetes.namespaces': 'payments',
+        'kubernetes.service_accounts': 'checkout',
+      });
+      await poll(() => text('#identity-form .error')).toContain('kubernetes.api_server');
+      expect(
+        await page
+          .locator('#identity-form [name="kubernetes.api_server"]')
+          .getAttribute('aria-invalid'),
+      ).toBe('true');
+      await submit('identity-form', {
+        'kubernetes.api_server': 'https://10.0.0.1:443',
+        'kubernetes.reviewer_token': 'reviewer-token-from-the-page',
+        service: 'billing',
+      });
+      await rowOf('identity-rows', 'payments').waitFor();
+      expect(
+        await page.locator('#identity-form [name="kubernetes.reviewer_token"]').inputValue(),
+      ).toBe('');
+
+      await page.locator('#identity-form [name="method"]').selectOption('oidc');
+      await submit('identity-form', {
+        name: 'ci',
+        ttl_s: '600',
+        'oidc.issuer': issuer.issuer,
+        'oidc.audiences': 'svc',
+        'oidc.subject': 'repo:acme/*',
+        'oidc.claims': 'repository_owner=acme',
+      });
+      await poll(() => text('#new-identity')).toContain('Identity ci created');
+      const listed = await admin('GET', `${P}/identities`);
+      expect(listed.map((i: any) => i.name).sort()).toEqual(['ci', 'lambda', 'payments']);
+      const byName = Object.fromEntries(listed.map((i: any) => [i.name, i]));
+      expect(byName.lambda.aws).toMatchObject({
+        accounts: ['123456789012', '210987654321'],
+        server_id: 'svc.test',
+      });
+      expect(byName.payments).toMatchObject({
+        service: 'billing',
+        kubernetes: { reviewer_token_set: true },
+      });
+      expect(byName.ci).toMatchObject({
+        ttl_s: 600,
+        oidc: { subject: 'repo:acme/*', claims: { repository_owner: 'acme' } },
+      });
+      expect(await page.content()).not.toContain('reviewer-token-from-the-page');
+      expect(await rowOf('identity-rows', 'ci').innerText()).toContain('never');
+
+      // A workload exchanges; the list then shows its use and live key.
+      const minted = await httpCall(apiPort, 'POST', '/acme/v1/auth/token', {
+        body: {
+          identity_id: byName.ci.id,
+          token: await issuer.sign({ sub: 'repo:acme/web', aud: 'svc', repository_owner: 'acme' }),
+        },
+      });
+      expect(minted.status).toBe(200);
+      const s = await stream(minted.json().key);
+      // Choosing the project again reloads its panels.
+      await page.locator('#project-rows').getByRole('button', { name: 'web' }).click();
+      const cells = rowOf('identity-rows', 'ci').locator('td');
+      await poll(() => cells.nth(6).innerText()).not.toBe('never');
+      expect(await cells.nth(7).innerText()).toBe('1');
+
+      // Deleting it revokes the key: its stream ends.
+      await rowOf('identity-rows', 'ci').getByRole('button', { name: 'Delete' }).click();
+      await poll(() => rowOf('identity-rows', 'ci').count()).toBe(0);
+      await s.ended;
+      for (const name of ['lambda', 'payments']) {
+        await rowOf('identity-rows', name).getByRole('button', { name: 'Delete' }).click();
+      }
+      await poll(() => text('#identity-rows')).toContain('No workload identities yet.');
+    } finally {
+      await issuer.close();
+    }
   });
 
   it('edits a config and toggles a flag, and the api stream carries each change', async () => {

@@ -8,6 +8,7 @@ import './panels/workspaces.js';
 import './panels/projects.js';
 import './panels/services.js';
 import './panels/keys.js';
+import './panels/identities.js';
 import './panels/configs.js';
 import './panels/flags.js';
 import './panels/secrets.js';

@@ -23,9 +23,13 @@ export function showError(container, error) {
   if (error instanceof FormError && error.status === 401) return unauthorized(error);
   const message = error instanceof Error ? error.message : String(error);
   Object.assign(container.querySelector('.error') ?? {}, { textContent: message, hidden: false });
-  // The field `rules[0].conditions[0].operator` is the input named `rules`.
-  const name = error instanceof FormError ? error.field?.split(/[.[]/)[0] : undefined;
-  const field = name ? container.querySelector(`[name="${CSS.escape(name)}"]`) : null;
+  // The input named as the field (`oidc.issuer`), else the one named by its first part: the
+  // field `rules[0].conditions[0].operator` is the input named `rules`.
+  const full = error instanceof FormError ? error.field : undefined;
+  const name = full?.split(/[.[]/)[0];
+  const named = (/** @type {string | undefined} */ n) =>
+    n ? container.querySelector(`[name="${CSS.escape(n)}"]`) : null;
+  const field = named(full) ?? named(name);
   if (field instanceof HTMLElement) {
     field.setAttribute('aria-invalid', 'true');
     field.focus();

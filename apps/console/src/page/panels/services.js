@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * The Services panel of a project, and the places that choose a service: the scope of the
- * Values section (project level or one service's) and the service a new key is bound to.
+ * Values section (project level or one service's) and the service a new key or workload
+ * identity is bound to.
  */
 import { api } from '../lib/api.js';
 import { byId, fill, h, input, row, when } from '../lib/dom.js';
@@ -23,6 +24,7 @@ async function loadServices() {
     select.value = services.some((/** @type {any} */ s) => s.slug === chosen) ? chosen : '';
   };
   offer(input(byId('key-form'), 'service'), 'none (project level)');
+  offer(input(byId('identity-form'), 'service'), 'none (project level)');
   offer(byId('scope'), `project ${state.project}`);
 }
 registerPanel({ level: 'project', load: loadServices });

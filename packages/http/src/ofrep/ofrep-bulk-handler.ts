@@ -98,7 +98,8 @@ function bulkEtag(
   basePath: string,
   token: string,
 ): string {
-  const id = `${token}\0${basePath}\0${body ?? ''}`;
+  // Per-user (u) and static (s) answers never share an entry, whatever the body.
+  const id = body === undefined ? `s\0${token}\0${basePath}` : `u\0${token}\0${basePath}\0${body}`;
   let etag = prepared.etags.get(id);
   if (etag === undefined) {
     const context = body === undefined ? ['static', ''] : [prepared.targeting, body];

@@ -34,6 +34,7 @@ export async function startConsole(
   } = {},
 ): Promise<ConsoleApp> {
   const storage = await openStorage(settings, {
+    onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
     onInsecureFile: (message) => logger.warn(message),
   });
   const { sealer } = createSealer(settings);

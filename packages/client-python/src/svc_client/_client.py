@@ -5,12 +5,13 @@ over the network."""
 from __future__ import annotations
 
 import collections.abc
+import contextlib
 import dataclasses
 import json
 import math
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from types import TracebackType
@@ -184,26 +185,14 @@ class ServiceClient:
             refresher = KeyRefresher(
                 resolved.identity, resolved.base_url, resolved.request_timeout, resolved.logger
             )
-            try:
+            with _init_step(refresher.stop):
                 key = refresher.exchange()
-            except ServiceError as error:
-                refresher.stop()
-                raise ServiceInitError(error) from error
-            except BaseException:
-                refresher.stop()
-                raise
             resolved = dataclasses.replace(resolved, api_key=key.key, key_type=key.key_type)
         client = cls(resolved, _CREATE, refresher)
         if refresher is not None and key is not None:
             refresher.start(key, client._use_key)
-        try:
+        with _init_step(client.close):
             client.sync()
-        except ServiceError as error:
-            client.close()
-            raise ServiceInitError(error) from error
-        except BaseException:
-            client.close()
-            raise
         if client._config.stream:
             client.connect_stream()
         return client
@@ -683,6 +672,20 @@ class _StreamHandlers:
 
     def on_refused(self) -> None:
         self._client._key_refused()
+
+
+@contextlib.contextmanager
+def _init_step(undo: Callable[[], None]) -> Iterator[None]:
+    """A step of ``create()``: when it fails, ``undo`` runs and a :class:`ServiceError` becomes
+    the cause of a :class:`ServiceInitError`."""
+    try:
+        yield
+    except ServiceError as error:
+        undo()
+        raise ServiceInitError(error) from error
+    except BaseException:
+        undo()
+        raise
 
 
 def _expect_ok(response: httpx.Response, operation: Operation) -> None:

@@ -45,16 +45,7 @@ final class KeyRefresher {
     this.source = TokenSources.of(identity, http);
     this.backoff =
         new Backoff(identity.retryInitialDelay(), identity.retryMaxDelay(), Duration.ofMillis(Long.MAX_VALUE));
-    this.scheduler =
-        new ScheduledThreadPoolExecutor(
-            1,
-            task -> {
-              Thread thread = new Thread(task, "service-client-identity");
-              thread.setDaemon(true);
-              return thread;
-            });
-    scheduler.setRemoveOnCancelPolicy(true);
-    scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    this.scheduler = ServiceClient.daemonScheduler("service-client-identity");
   }
 
   /** One exchange: the platform's proof for a key. Throws as {@link IdentityExchange#exchange}. */

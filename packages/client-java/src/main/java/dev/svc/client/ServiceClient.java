@@ -90,16 +90,7 @@ public final class ServiceClient implements AutoCloseable {
     this.logger = config.logger();
     this.transport = new Transport(config.baseUrl(), config.apiKey(), config.requestTimeout());
     this.files = new FileSecrets(config.secretFilesDir(), logger);
-    this.scheduler =
-        new ScheduledThreadPoolExecutor(
-            1,
-            task -> {
-              Thread thread = new Thread(task, "service-client-scheduler");
-              thread.setDaemon(true);
-              return thread;
-            });
-    scheduler.setRemoveOnCancelPolicy(true);
-    scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    this.scheduler = daemonScheduler("service-client-scheduler");
     this.stream =
         new StreamConnection(
             transport,
@@ -695,6 +686,21 @@ public final class ServiceClient implements AutoCloseable {
     }
     stream.stop();
     if (streamWanted && !closed) stream.start();
+  }
+
+  /** One daemon thread named {@code name} for planned tasks; what is planned dies with shutdown. */
+  static ScheduledThreadPoolExecutor daemonScheduler(String name) {
+    ScheduledThreadPoolExecutor scheduler =
+        new ScheduledThreadPoolExecutor(
+            1,
+            task -> {
+              Thread thread = new Thread(task, name);
+              thread.setDaemon(true);
+              return thread;
+            });
+    scheduler.setRemoveOnCancelPolicy(true);
+    scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    return scheduler;
   }
 
   private boolean isPublicKey() {

@@ -78,47 +78,46 @@ final class TokenSources {
 
   /** GCP: an ID token for the audience, with the full claims ({@code email}, project). */
   private static String gcpToken(WorkloadIdentity identity, IdentityHttp http) {
-    String what = "identity: the GCP metadata server";
-    String base = stripSlashes(identity.metadataUrl() == null ? GCP_METADATA_URL : identity.metadataUrl());
-    String url =
-        base
-            + "/computeMetadata/v1/instance/service-accounts/default/identity?audience="
+    String path =
+        "/computeMetadata/v1/instance/service-accounts/default/identity?audience="
             + encode(identity.audience())
             + "&format=full";
-    IdentityHttp.Answer answer = http.send(what, IdentityHttp.get(url).header("Metadata-Flavor", "Google"));
-    if (answer.status() != 200) throw new ServiceException(what + " answered HTTP " + answer.status());
+    IdentityHttp.Answer answer =
+        metadata(http, "the GCP metadata server", identity, GCP_METADATA_URL, path, "Metadata-Flavor", "Google");
     return nonEmpty(answer.text(), "the GCP metadata server");
   }
 
   /** Azure: a managed identity's access token for the audience (the IMDS {@code resource}). */
   private static String azureToken(WorkloadIdentity identity, IdentityHttp http) {
-    String what = "identity: the Azure metadata service";
-    String base = stripSlashes(identity.metadataUrl() == null ? AZURE_METADATA_URL : identity.metadataUrl());
-    String url =
-        base
-            + "/metadata/identity/oauth2/token?api-version=2018-02-01&resource="
+    String what = "the Azure metadata service";
+    String path =
+        "/metadata/identity/oauth2/token?api-version=2018-02-01&resource="
             + encode(identity.audience())
             + (identity.clientId() == null ? "" : "&client_id=" + encode(identity.clientId()));
-    IdentityHttp.Answer answer = http.send(what, IdentityHttp.get(url).header("Metadata", "true"));
-    if (answer.status() != 200) throw new ServiceException(what + " answered HTTP " + answer.status());
+    IdentityHttp.Answer answer = metadata(http, what, identity, AZURE_METADATA_URL, path, "Metadata", "true");
     JsonNode token;
     try {
       token = Json.MAPPER.readTree(answer.body()).get("access_token");
     } catch (IOException | RuntimeException e) {
       token = null;
     }
-    if (token == null || !token.isTextual()) throw new ServiceException(what + " gave no access_token");
+    if (token == null || !token.isTextual()) throw new ServiceException("identity: " + what + " gave no access_token");
     return nonEmpty(token.textValue(), "the Azure metadata service");
+  }
+
+  /** A metadata server's answer to {@code path}, below the identity's URL or the default; a 200. */
+  private static IdentityHttp.Answer metadata(
+      IdentityHttp http, String what, WorkloadIdentity identity, String defaultUrl, String path, String header, String value) {
+    String base = (identity.metadataUrl() == null ? defaultUrl : identity.metadataUrl()).replaceAll("/+$", "");
+    IdentityHttp.Answer answer = http.send("identity: " + what, IdentityHttp.get(base + path).header(header, value));
+    if (answer.status() != 200) throw new ServiceException("identity: " + what + " answered HTTP " + answer.status());
+    return answer;
   }
 
   private static String nonEmpty(String token, String source) {
     String trimmed = token.strip();
     if (trimmed.isEmpty()) throw new ServiceException("identity: " + source + " gave an empty token");
     return trimmed;
-  }
-
-  private static String stripSlashes(String url) {
-    return url.replaceAll("/+$", "");
   }
 
   private static String encode(String value) {

@@ -45,11 +45,7 @@ class FakeServiceTest {
   }
 
   private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) throw new AssertionError("timed out waiting until " + what);
-      Thread.sleep(10);
-    }
+    Await.until(condition, what, Duration.ofSeconds(10));
   }
 
   @Test

@@ -96,11 +96,7 @@ class IdentityLiveTest {
   }
 
   private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) throw new AssertionError("timed out waiting until " + what);
-      Thread.sleep(10);
-    }
+    Await.until(condition, what, Duration.ofSeconds(15));
   }
 
   @Test

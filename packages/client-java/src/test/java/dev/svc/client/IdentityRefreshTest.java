@@ -78,11 +78,7 @@ class IdentityRefreshTest {
   }
 
   private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) throw new AssertionError("timed out waiting until " + what);
-      Thread.sleep(5);
-    }
+    Await.until(condition, what, Duration.ofSeconds(10));
   }
 
   /** Fails every exchange with {@code verdict} until the returned runnable runs. */

@@ -299,14 +299,21 @@ describe('aws', () => {
   });
 
   it('takes the credentials of the default chain (the environment here)', async () => {
-    const saved = { ...process.env };
-    Object.assign(process.env, {
+    const env = {
       AWS_ACCESS_KEY_ID: fromEnvironment.accessKeyId,
       AWS_SECRET_ACCESS_KEY: fromEnvironment.secretAccessKey,
       AWS_EC2_METADATA_DISABLED: 'true',
-    });
-    delete process.env.AWS_SESSION_TOKEN;
-    delete process.env.AWS_PROFILE;
+      AWS_SESSION_TOKEN: undefined,
+      AWS_PROFILE: undefined,
+    };
+    const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+    const put = (values: Record<string, string | undefined>) => {
+      for (const [name, value] of Object.entries(values)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    };
+    put(env);
     try {
       forwardToSts();
       await create({ method: 'aws', stsEndpoint: sts.url });
@@ -315,7 +322,7 @@ describe('aws', () => {
         accepted: true,
       });
     } finally {
-      process.env = saved;
+      put(saved);
     }
   });
 });

@@ -42,11 +42,13 @@ export function spawnApp(
   return spawn(process.execPath, [...nodeArgs, `apps/${app}/dist/main.mjs`], {
     cwd: repoRoot,
     env,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // BENCH_LOG_LEVEL=info (say) shows the apps' logs.
+    stdio: ['ignore', process.env.BENCH_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
   });
 }
 
-export async function waitReady(port: number): Promise<void> {
+/** Polls `/readyz` every `intervalMs` until it answers 200 (60 s at most). */
+export async function waitReady(port: number, intervalMs = 100): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {
@@ -55,7 +57,7 @@ export async function waitReady(port: number): Promise<void> {
       // not yet listening
     }
     if (Date.now() > deadline) throw new Error(`port ${port} never became ready`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 
@@ -75,7 +77,7 @@ export async function startApps(
     HOST: '127.0.0.1',
     CONSOLE_ADMIN_TOKEN: ADMIN_TOKEN,
     SEED_DEMO: 'false',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     ...extraEnv,
   };
   buildApps();
@@ -115,6 +117,8 @@ export interface WrkResult {
 /** wrk (Debian package) with one thread: the other core runs the server. */
 export interface WrkOptions {
   connections?: number;
+  /** Run wrk on this CPU only (taskset), away from the server it measures. */
+  cpu?: number;
   seconds?: number;
   method?: string;
   body?: string;
@@ -125,7 +129,10 @@ export function wrk(
   headers: Record<string, string>,
   options: WrkOptions = {},
 ): WrkResult {
-  return parseWrk(execFileSync('wrk', wrkArgs(url, headers, options), { encoding: 'utf8' }));
+  const args = wrkArgs(url, headers, options);
+  const [command, lead] =
+    options.cpu === undefined ? ['wrk', []] : ['taskset', ['-c', String(options.cpu), 'wrk']];
+  return parseWrk(execFileSync(command, [...lead, ...args], { encoding: 'utf8' }));
 }
 
 /** The same as `wrk`, without blocking (to run two loads at once). */

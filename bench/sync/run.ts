@@ -9,7 +9,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { httpCall } from '@svc/testkit';
 import { repoRoot, requireWrk, startApps, wrk, type WrkResult } from '../lib/processes.ts';
-import { median, seedBenchProject } from '../lib/seed.ts';
+import { fillSyncSnapshot, median, seedBenchProject } from '../lib/seed.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -29,26 +29,7 @@ const apps = await startApps({
   ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
 });
 try {
-  const key = await seedBenchProject(apps, async (p) => {
-    for (let i = 0; i < 100; i++) {
-      await apps.admin('PUT', `${p}/configs/service.setting_${i}`, {
-        value: {
-          enabled: i % 2 === 0,
-          limit: i * 10,
-          name: `setting number ${i}`,
-          tags: ['a', 'b'],
-        },
-        is_public: i % 3 === 0,
-      });
-    }
-    for (let i = 0; i < 50; i++)
-      await apps.admin('PUT', `${p}/flags/feature.flag_${i}`, { is_active: i % 2 === 0 });
-    for (let i = 0; i < 20; i++) {
-      await apps.admin('PUT', `${p}/secrets/vendor.api_key_${i}`, {
-        value: `sk_live_${'x'.repeat(32)}_${i}`,
-      });
-    }
-  });
+  const key = await seedBenchProject(apps, (p) => fillSyncSnapshot(apps, p));
   const url = `http://127.0.0.1:${apps.apiPort}/bench/v1/sync`;
   const first = await httpCall(apps.apiPort, 'GET', '/bench/v1/sync', {
     headers: { 'x-service-api-key': key },

@@ -1,0 +1,169 @@
+/**
+ * bench/peers: our `GET /v1/sync` beside Unleash Edge's `GET /api/client/features` (Rust, the
+ * peer to beat), nginx serving our snapshot's bytes from one worker with `etag on` (the
+ * machine's own limit) and a raw node:http server sending the same bytes, all measured by the
+ * same wrk (-t1 -c50) in the same run, 200 and 304, in interleaved rounds (medians).
+ * With --pin each server runs on CPU 0 and wrk on CPU 1; without, the kernel places both.
+ *   pnpm --filter @svc/bench bench:peers [-- --seconds 5 --rounds 3 --pin] [-- --no-edge]
+ */
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, httpCall } from '@svc/testkit';
+import { repoRoot, requireWrk, startApps, wrk, type WrkResult } from '../lib/processes.ts';
+import { fillSyncSnapshot, median, seedBenchProject } from '../lib/seed.ts';
+import { startNginx } from './nginx.ts';
+import { EDGE_TOKEN, startUnleashEdge } from './unleash-edge.ts';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? fallback : Number(process.argv[i + 1]);
+};
+const seconds = arg('--seconds', 5);
+const rounds = arg('--rounds', 3);
+const pin = process.argv.includes('--pin');
+const withEdge = !process.argv.includes('--no-edge');
+
+/** Pins a running server (every thread) to CPU 0. */
+function pinToCpu0(child: ChildProcess): void {
+  if (pin) execFileSync('taskset', ['-a', '-p', '-c', '0', String(child.pid)], { stdio: 'ignore' });
+}
+
+async function ready(port: number, path: string, headers: Record<string, string>) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const res = await httpCall(port, 'GET', path, { headers }).catch(() => undefined);
+    if (res?.status === 200) return res;
+    if (Date.now() > deadline) throw new Error(`nothing answered 200 on ${port}${path}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+requireWrk();
+const apps = await startApps({ SYNC_QUARANTINE_MAX: '1000000000' });
+const others: ChildProcess[] = [];
+try {
+  pinToCpu0(apps.api);
+  const key = await seedBenchProject(apps, (p) => fillSyncSnapshot(apps, p));
+  const ours = await ready(apps.apiPort, '/bench/v1/sync', { 'x-service-api-key': key });
+  const snapshot = join(apps.dataDir, 'snapshot.json');
+  writeFileSync(snapshot, ours.bytes);
+
+  const targets: Record<
+    string,
+    { url: string; headers: Record<string, string>; etag: string; bytes: number }
+  > = {
+    ours: {
+      url: `http://127.0.0.1:${apps.apiPort}/bench/v1/sync`,
+      headers: { 'X-Service-API-Key': key },
+      etag: ours.headers.etag as string,
+      bytes: ours.bytes.length,
+    },
+  };
+
+  const rawPort = await freePort();
+  const raw = fork(
+    join(repoRoot, 'bench/lib/raw-server.ts'),
+    [String(rawPort), snapshot, targets.ours!.etag],
+    {
+      execArgv: ['--import', 'tsx'],
+      stdio: 'ignore',
+    },
+  );
+  others.push(raw);
+  await once(raw, 'message');
+  pinToCpu0(raw);
+  targets['raw node:http'] = { ...targets.ours!, url: `http://127.0.0.1:${rawPort}/bench/v1/sync` };
+
+  const nginxPort = await freePort();
+  const nginx = startNginx(apps.dataDir, nginxPort, '/bench/v1/sync', snapshot);
+  others.push(nginx);
+  const fromNginx = await ready(nginxPort, '/bench/v1/sync', {});
+  pinToCpu0(nginx);
+  targets.nginx = {
+    url: `http://127.0.0.1:${nginxPort}/bench/v1/sync`,
+    headers: {},
+    etag: fromNginx.headers.etag as string,
+    bytes: fromNginx.bytes.length,
+  };
+
+  if (withEdge) {
+    const edgePort = await freePort();
+    const edge = startUnleashEdge(apps.dataDir, edgePort);
+    others.push(edge);
+    const auth = { Authorization: EDGE_TOKEN };
+    const fromEdge = await ready(edgePort, '/api/client/features', auth);
+    pinToCpu0(edge);
+    targets['Unleash Edge'] = {
+      url: `http://127.0.0.1:${edgePort}/api/client/features`,
+      headers: auth,
+      etag: fromEdge.headers.etag as string,
+      bytes: fromEdge.bytes.length,
+    };
+  }
+
+  const cpu = pin ? 1 : undefined;
+  const cases: Array<[string, string, Record<string, string>]> = [];
+  for (const [name, t] of Object.entries(targets)) {
+    cases.push([`${name} 200`, t.url, t.headers]);
+    if (t.etag) cases.push([`${name} 304`, t.url, { ...t.headers, 'If-None-Match': t.etag }]);
+  }
+  for (const [, url, headers] of cases) wrk(url, headers, { seconds: 2, cpu }); // warm-up
+  const runs = new Map<string, WrkResult[]>(cases.map(([name]) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, url, headers] of cases)
+      runs.get(name)!.push(wrk(url, headers, { seconds, cpu }));
+  }
+  const results = Object.fromEntries(
+    [...runs].map(([name, r]) => [name, median(r, (x) => x.requestsPerSecond)]),
+  ) as Record<string, WrkResult>;
+  const rps = (name: string) => results[name]?.requestsPerSecond ?? NaN;
+  const ratio = (a: string, b: string) => Number((rps(a) / rps(b)).toFixed(2));
+  const summary = {
+    date: new Date().toISOString(),
+    pinned: pin,
+    seconds,
+    rounds,
+    bodyBytes: Object.fromEntries(Object.entries(targets).map(([k, t]) => [k, t.bytes])),
+    results,
+    oursOverEdge: {
+      200: ratio('ours 200', 'Unleash Edge 200'),
+      304: ratio('ours 304', 'Unleash Edge 304'),
+    },
+    oursOverNginx: { 200: ratio('ours 200', 'nginx 200'), 304: ratio('ours 304', 'nginx 304') },
+    oursOverRaw: {
+      200: ratio('ours 200', 'raw node:http 200'),
+      304: ratio('ours 304', 'raw node:http 304'),
+    },
+  };
+  console.table(
+    Object.fromEntries(
+      Object.entries(results).map(([k, r]) => [
+        k,
+        {
+          'req/s': Math.round(r.requestsPerSecond),
+          'p50 ms': r.latencyP50Ms,
+          'p99 ms': r.latencyP99Ms,
+          errors: r.non2xx3xx,
+        },
+      ]),
+    ),
+  );
+  console.log(
+    JSON.stringify({
+      bodyBytes: summary.bodyBytes,
+      oursOverEdge: summary.oursOverEdge,
+      oursOverNginx: summary.oursOverNginx,
+      oursOverRaw: summary.oursOverRaw,
+    }),
+  );
+  mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
+  writeFileSync(
+    join(repoRoot, `bench/results/peers-${pin ? 'pinned' : 'unpinned'}.json`),
+    JSON.stringify(summary, null, 2) + '\n',
+  );
+} finally {
+  for (const child of others) child.kill('SIGTERM');
+  await apps.stop();
+}

@@ -6,19 +6,13 @@
  * identity rate with ≥ 5x fewer bytes on the wire, and the 304 path unchanged.
  *   pnpm --filter @svc/bench bench:compression [-- --seconds 5 --rounds 3]
  */
-import { writeFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { httpCall } from '@svc/testkit';
 import { bulkSeed } from '../lib/bulk-seed.ts';
-import { repoRoot, requireWrk, startApps, wrk, type WrkResult } from '../lib/processes.ts';
-import { median } from '../lib/seed.ts';
+import { requireWrk, startApps } from '../lib/processes.ts';
+import { interleavedRounds, numberArg, printResults, saveResults } from '../lib/wrk-rounds.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-};
-const seconds = arg('--seconds', 5);
-const rounds = arg('--rounds', 3);
+const seconds = numberArg('--seconds', 5);
+const rounds = numberArg('--rounds', 3);
 
 requireWrk();
 const apps = await startApps({ SYNC_QUARANTINE_MAX: '1000000000' });
@@ -72,17 +66,10 @@ try {
       'If-None-Match': bigGzip.headers.etag as string,
     },
   };
-  for (const headers of Object.values(cases)) wrk(url, headers, { seconds: 2 }); // warm-up
-  const runs: Record<string, WrkResult[]> = Object.fromEntries(
-    Object.keys(cases).map((k) => [k, []]),
+  const results = interleavedRounds(
+    Object.entries(cases).map(([name, headers]) => [name, url, headers] as const),
+    { seconds, rounds },
   );
-  for (let round = 0; round < rounds; round++) {
-    for (const [name, headers] of Object.entries(cases))
-      runs[name]!.push(wrk(url, headers, { seconds }));
-  }
-  const results = Object.fromEntries(
-    Object.entries(runs).map(([name, r]) => [name, median(r, (x) => x.requestsPerSecond)]),
-  ) as Record<string, WrkResult>;
   const rps = (name: string) => results[name]!.requestsPerSecond;
   const summary = {
     date: new Date().toISOString(),
@@ -101,32 +88,14 @@ try {
       (rps('304 gzip 1 MB') / rps('304 identity 100 kB')).toFixed(2),
     ),
   };
-  console.table(
-    Object.fromEntries(
-      Object.entries(results).map(([k, r]) => [
-        k,
-        {
-          'req/s': Math.round(r.requestsPerSecond),
-          'p50 ms': r.latencyP50Ms,
-          'p99 ms': r.latencyP99Ms,
-          errors: r.non2xx3xx,
-        },
-      ]),
-    ),
-  );
+  printResults(results);
   console.log(
     `bytes: identity 100 kB ${summary.bytes.identity100k}, 1 MB ${summary.bytes.identity1M}, gzip ${summary.bytes.gzip1M} (${summary.fewerBytes}x fewer), br ${summary.bytes.br1M}`,
   );
   console.log(
     `gzip 1 MB / identity 100 kB: ${summary.gzip1MOverIdentity100k}x (target 0.8); 304 gzip 1 MB / 304 identity 100 kB: ${summary.notModifiedGzipOverIdentity}x`,
   );
-  mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
-  writeFileSync(
-    join(repoRoot, 'bench/results/compression.json'),
-    JSON.stringify(summary, null, 2) + '\n',
-  );
-  for (const r of Object.values(results))
-    if (r.non2xx3xx > 0) throw new Error('non-2xx/3xx responses');
+  saveResults('compression', summary);
 } finally {
   await apps.stop();
 }

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot, requireWrk, startApps, wrk, type WrkResult } from '../lib/processes.ts';
 import { median, seedBenchProject } from '../lib/seed.ts';
+import { printResults } from '../lib/wrk-rounds.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -70,18 +71,7 @@ try {
     'sync 200': median(runs['sync 200'], (x) => x.requestsPerSecond),
   };
   const ratio = results['evaluate-ab'].requestsPerSecond / results['sync 200'].requestsPerSecond;
-  console.table(
-    Object.fromEntries(
-      Object.entries(results).map(([k, r]) => [
-        k,
-        {
-          'req/s': Math.round(r.requestsPerSecond),
-          'p50 ms': r.latencyP50Ms,
-          'p99 ms': r.latencyP99Ms,
-        },
-      ]),
-    ),
-  );
+  printResults(results);
   console.log(`evaluate-ab / sync 200: ${ratio.toFixed(2)}x (target 0.5)`);
   const errors = Object.values(runs)
     .flat()

@@ -8,20 +8,23 @@
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, httpCall } from '@svc/testkit';
-import { repoRoot, requireWrk, startApps, wrk, type WrkResult } from '../lib/processes.ts';
-import { fillSyncSnapshot, median, seedBenchProject } from '../lib/seed.ts';
+import { repoRoot, requireWrk, startApps } from '../lib/processes.ts';
+import { fillSyncSnapshot, seedBenchProject } from '../lib/seed.ts';
+import {
+  interleavedRounds,
+  numberArg,
+  printResults,
+  saveResults,
+  type WrkCase,
+} from '../lib/wrk-rounds.ts';
 import { startNginx } from './nginx.ts';
 import { EDGE_TOKEN, startUnleashEdge } from './unleash-edge.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-};
-const seconds = arg('--seconds', 5);
-const rounds = arg('--rounds', 3);
+const seconds = numberArg('--seconds', 5);
+const rounds = numberArg('--rounds', 3);
 const pin = process.argv.includes('--pin');
 const withEdge = !process.argv.includes('--no-edge');
 
@@ -103,21 +106,12 @@ try {
     };
   }
 
-  const cpu = pin ? 1 : undefined;
-  const cases: Array<[string, string, Record<string, string>]> = [];
+  const cases: WrkCase[] = [];
   for (const [name, t] of Object.entries(targets)) {
     cases.push([`${name} 200`, t.url, t.headers]);
     if (t.etag) cases.push([`${name} 304`, t.url, { ...t.headers, 'If-None-Match': t.etag }]);
   }
-  for (const [, url, headers] of cases) wrk(url, headers, { seconds: 2, cpu }); // warm-up
-  const runs = new Map<string, WrkResult[]>(cases.map(([name]) => [name, []]));
-  for (let round = 0; round < rounds; round++) {
-    for (const [name, url, headers] of cases)
-      runs.get(name)!.push(wrk(url, headers, { seconds, cpu }));
-  }
-  const results = Object.fromEntries(
-    [...runs].map(([name, r]) => [name, median(r, (x) => x.requestsPerSecond)]),
-  ) as Record<string, WrkResult>;
+  const results = interleavedRounds(cases, { seconds, rounds, cpu: pin ? 1 : undefined });
   const rps = (name: string) => results[name]?.requestsPerSecond ?? NaN;
   const ratio = (a: string, b: string) => Number((rps(a) / rps(b)).toFixed(2));
   const summary = {
@@ -137,19 +131,7 @@ try {
       304: ratio('ours 304', 'raw node:http 304'),
     },
   };
-  console.table(
-    Object.fromEntries(
-      Object.entries(results).map(([k, r]) => [
-        k,
-        {
-          'req/s': Math.round(r.requestsPerSecond),
-          'p50 ms': r.latencyP50Ms,
-          'p99 ms': r.latencyP99Ms,
-          errors: r.non2xx3xx,
-        },
-      ]),
-    ),
-  );
+  printResults(results);
   console.log(
     JSON.stringify({
       bodyBytes: summary.bodyBytes,
@@ -158,11 +140,7 @@ try {
       oursOverRaw: summary.oursOverRaw,
     }),
   );
-  mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
-  writeFileSync(
-    join(repoRoot, `bench/results/peers-${pin ? 'pinned' : 'unpinned'}.json`),
-    JSON.stringify(summary, null, 2) + '\n',
-  );
+  saveResults(`peers-${pin ? 'pinned' : 'unpinned'}`, summary);
 } finally {
   for (const child of others) child.kill('SIGTERM');
   await apps.stop();

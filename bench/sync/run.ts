@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { httpCall } from '@svc/testkit';
 import { repoRoot, requireWrk, startApps, wrk, type WrkResult } from '../lib/processes.ts';
 import { fillSyncSnapshot, median, seedBenchProject } from '../lib/seed.ts';
+import { printResults } from '../lib/wrk-rounds.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -79,19 +80,7 @@ try {
       ratio200: Number(ratio200.toFixed(2)),
       ratio304: Number(ratio304.toFixed(2)),
     };
-    console.table(
-      Object.fromEntries(
-        Object.entries(results).map(([k, r]) => [
-          k,
-          {
-            'req/s': Math.round(r.requestsPerSecond),
-            'p50 ms': r.latencyP50Ms,
-            'p99 ms': r.latencyP99Ms,
-            errors: r.non2xx3xx,
-          },
-        ]),
-      ),
-    );
+    printResults(results);
     console.log(
       `body ${summary.bodyBytes} bytes; api/raw: 200 path ${summary.ratio200}x (target 0.6), 304 path ${summary.ratio304}x (target 0.7)`,
     );

@@ -80,6 +80,8 @@ interface LoadStart {
   warmupMs: number;
   connectConcurrency: number;
   roundTimeoutMs: number;
+  /** The loopback address its streams connect from (each generator its own ephemeral ports). */
+  sourceAddress?: string;
 }
 
 interface RoundResult {
@@ -148,6 +150,12 @@ async function cleanUp(): Promise<void> {
   await Promise.all([...children].map(stop));
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   if (loadgenDir) rmSync(loadgenDir, { recursive: true, force: true });
+}
+
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc, 10 ms ticks). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Resident set size now and at its peak, in MB (Linux /proc), of a process and its children. */
@@ -305,6 +313,7 @@ async function main(): Promise<void> {
           warmupMs: Number(args['warmup-seconds']) * 1000,
           connectConcurrency: Number(args.concurrency),
           roundTimeoutMs: 10_000,
+          ...(g > 0 ? { sourceAddress: `127.0.0.${g + 1}` } : {}),
         }));
       const apiPort = await freePort();
       const spawned = performance.now();
@@ -318,6 +327,8 @@ async function main(): Promise<void> {
       });
       await waitReady(apiPort, 10);
       const coldStartMs = performance.now() - spawned;
+      // The same in CPU time, which a loaded machine does not stretch (one process: workers' not counted).
+      const coldStartCpuMs = cpuMsOf(api.pid!);
       const idle = rss(api.pid!);
       const { done, connected, after } = await runLoad(
         generator,
@@ -370,7 +381,7 @@ async function main(): Promise<void> {
         f(done.connectMs / 1000),
         f(done.cpuMs.connect),
         f(done.cpuMs.rounds / (done.rounds.length + done.warmup.length)),
-        f(coldStartMs),
+        `${f(coldStartMs)} / ${f(coldStartCpuMs)}`,
         f(perStream(idle.now, connected.now)),
       ];
       cells.push(
@@ -389,7 +400,7 @@ async function main(): Promise<void> {
       '',
       `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}${args.pin ? '; pinned: server on CPU 0, load generator on CPU 1' : ''}`,
       `streams: ${counts.join(', ')}; rounds: ${args.rounds}, after a warm-up of at least ${args.warmup} rounds and ${args['warmup-seconds']} s; latency = change request start → the change's bytes at the stream's socket (kernel receive timestamp), ms; read: the same, when the load generator's read returned them; raw fan-out: the same load generator against bench/stream/raw-fanout.ts, one process writing each change to every stream as the request arrives`,
-      '| items | workers | streams | p50 | p99 | max | p99 of one round: median (min–max) | warm-up p99 / max (rounds) | read p50 / p99 | console PUT p50 | missing | api RSS idle MB | api RSS with streams MB | api RSS peak MB | connect s | load-gen CPU connecting ms | load-gen CPU per round ms | api cold start ms | api KB per stream | raw fan-out p50 / p99 | raw read p50 / p99 | raw RSS idle / with streams MB | raw KB per stream |',
+      '| items | workers | streams | p50 | p99 | max | p99 of one round: median (min–max) | warm-up p99 / max (rounds) | read p50 / p99 | console PUT p50 | missing | api RSS idle MB | api RSS with streams MB | api RSS peak MB | connect s | load-gen CPU connecting ms | load-gen CPU per round ms | api cold start ms / its CPU ms | api KB per stream | raw fan-out p50 / p99 | raw read p50 / p99 | raw RSS idle / with streams MB | raw KB per stream |',
       '|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|',
       ...rows,
     ].join('\n'),

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -50,6 +51,9 @@ type start struct {
 	WarmupMs           int `json:"warmupMs"`
 	ConnectConcurrency int `json:"connectConcurrency"`
 	RoundTimeoutMs     int `json:"roundTimeoutMs"`
+	// The loopback address the streams connect from (default 127.0.0.1): generators that share
+	// many streams use one each, so each has its own ~28,000 ephemeral ports.
+	SourceAddress string `json:"sourceAddress"`
 }
 
 type roundResult struct {
@@ -241,6 +245,14 @@ func open(options *start, index int) *stream {
 	check(err)
 	check(syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1))
 	check(syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1))
+	if options.SourceAddress != "" {
+		var source [4]byte
+		copy(source[:], net.ParseIP(options.SourceAddress).To4())
+		// IP_BIND_ADDRESS_NO_PORT (24): the port is chosen at connect, per destination, rather
+		// than one port per bound socket out of the whole range.
+		check(syscall.SetsockoptInt(fd, syscall.IPPROTO_IP, 24, 1))
+		check(syscall.Bind(fd, &syscall.SockaddrInet4{Addr: source}))
+	}
 	check(syscall.Connect(fd, &syscall.SockaddrInet4{Port: options.APIPort, Addr: [4]byte{127, 0, 0, 1}}))
 	key := options.Keys[index%len(options.Keys)]
 	request := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nX-Service-API-Key: %s\r\n\r\n",

@@ -26,7 +26,7 @@ describe.each(stores)('fuzzing on $name', { timeout: 900_000 }, (store) => {
 
   it.each(TARGETS)('$name: no server error, no schema violation', async (target) => {
     const result = await fuzz(target, fixture, `${target.name}-${store.name}`);
-    console.log(`${target.name} on ${store.name}: ${result.cases}`);
+    console.log(`${target.name} on ${store.name}: ${result.cases}; links ${result.links}`);
     const serverErrors = fixture
       .logs()
       .split('\n')

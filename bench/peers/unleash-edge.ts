@@ -31,7 +31,7 @@ export function startUnleashEdge(dir: string, port: number): ChildProcess {
   const features = join(dir, 'unleash-features.json');
   writeFileSync(features, JSON.stringify(unleashFeatures()));
   const args = ['-p', String(port), '-i', '127.0.0.1', '-w', '1'];
-  args.push('offline', '-b', features, '-t', EDGE_TOKEN);
+  args.push('offline', '-b', features, '-c', EDGE_TOKEN);
   return spawn(requireUnleashEdge(), args, {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, RUST_LOG: 'warn' },

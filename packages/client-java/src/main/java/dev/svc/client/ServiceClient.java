@@ -19,6 +19,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * The service's client: configs, flags and secrets of one API key's view, read from an in-memory
@@ -43,6 +45,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * half of an update.
  */
 public final class ServiceClient implements AutoCloseable {
+  /**
+   * A listener's registration: {@link #close()} removes the listener (idempotent). Usable in
+   * try-with-resources without a checked exception.
+   */
+  @FunctionalInterface
+  public interface Subscription extends AutoCloseable {
+    /** Removes the listener. */
+    @Override
+    void close();
+  }
+
   /** Its key and key type change with each new key of a workload identity. */
   private volatile ResolvedConfig config;
   /** A workload identity's, or null with an API key. */
@@ -54,12 +67,15 @@ public final class ServiceClient implements AutoCloseable {
   private final FileSecrets files;
   private final StreamConnection stream;
   private final ScheduledThreadPoolExecutor scheduler;
+  private final Listeners<ChangeSet> changeListeners;
+  private final Listeners<ServiceStatus> statusListeners;
 
   /** Guards cache replacement: a sync's snapshot and the stream's changes, one at a time. */
   private final Object cacheLock = new Object();
   private final ReentrantLock syncLock = new ReentrantLock();
   private final Object ttlLock = new Object();
   private final Object closeLock = new Object();
+  private final Object statusLock = new Object();
 
   private volatile Snapshot snapshot = Snapshot.EMPTY;
   private volatile Instant syncedAt = Instant.EPOCH;
@@ -71,6 +87,8 @@ public final class ServiceClient implements AutoCloseable {
   private volatile boolean resyncPending;
   private volatile boolean streamConnected;
   private volatile boolean closed;
+  /** Replaced (under statusLock) whenever something in it changes. */
+  private volatile ServiceStatus status = ServiceStatus.INITIAL;
 
   /** Guarded by syncLock. */
   private String etag;
@@ -90,6 +108,8 @@ public final class ServiceClient implements AutoCloseable {
     this.logger = config.logger();
     this.transport = new Transport(config.baseUrl(), config.apiKey(), config.requestTimeout());
     this.files = new FileSecrets(config.secretFilesDir(), logger);
+    this.changeListeners = new Listeners<>(logger);
+    this.statusListeners = new Listeners<>(logger);
     this.scheduler = daemonScheduler("service-client-scheduler");
     this.stream =
         new StreamConnection(
@@ -115,6 +135,11 @@ public final class ServiceClient implements AutoCloseable {
               @Override
               public void onRefused() {
                 keyRefused();
+              }
+
+              @Override
+              public void onError(RuntimeException error) {
+                updateStatus(s -> new ServiceStatus(s.ready(), s.streamConnected(), s.syncedAt(), error));
               }
             });
   }
@@ -300,6 +325,39 @@ public final class ServiceClient implements AutoCloseable {
     return streamConnected && !closed;
   }
 
+  /**
+   * The client's status: ready, stream connected, last sync, last failure.
+   *
+   * @return the same object until something in it changes
+   */
+  public ServiceStatus getStatus() {
+    return status;
+  }
+
+  /**
+   * Calls {@code listener} after each change of the cache: a sync that brought something new,
+   * or changes from the stream. It runs on the thread that made the change (the stream's, the
+   * background sync's, or the one that called {@link #sync()}), after the cache holds the new
+   * values; keep it short. What it throws is logged and otherwise ignored.
+   *
+   * @param listener called with what changed
+   * @return the registration; closing it removes the listener
+   */
+  public Subscription addChangeListener(Consumer<? super ChangeSet> listener) {
+    return changeListeners.add(listener);
+  }
+
+  /**
+   * Calls {@code listener} after each change of {@link #getStatus()}, with the new status, on
+   * the thread that changed it. What it throws is logged and otherwise ignored.
+   *
+   * @param listener called with the new status
+   * @return the registration; closing it removes the listener
+   */
+  public Subscription addStatusListener(Consumer<? super ServiceStatus> listener) {
+    return statusListeners.add(listener);
+  }
+
   // ---- network ----
 
   /**
@@ -323,6 +381,8 @@ public final class ServiceClient implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new ServiceException("sync was interrupted", e);
     }
+    boolean ran = false;
+    RuntimeException failure = null;
     try {
       if (lastSyncFinished > seen) {
         // A sync that started after this call has finished meanwhile: its outcome is ours.
@@ -330,11 +390,13 @@ public final class ServiceClient implements AutoCloseable {
         return;
       }
       long number = syncsStarted.incrementAndGet();
+      ran = true;
       try {
         fetchSnapshot();
         lastSyncError = null;
       } catch (RuntimeException e) {
         lastSyncError = e;
+        failure = e;
         if (e instanceof ServiceUnauthorizedException) keyRefused();
         throw e;
       } finally {
@@ -344,6 +406,7 @@ public final class ServiceClient implements AutoCloseable {
     } finally {
       syncLock.unlock();
       scheduleTtl();
+      if (ran) syncEnded(failure);
     }
   }
 
@@ -500,6 +563,8 @@ public final class ServiceClient implements AutoCloseable {
     synchronized (cacheLock) {
       files.close();
     }
+    changeListeners.clear();
+    statusListeners.clear();
     logger.debug("closed");
   }
 
@@ -543,6 +608,7 @@ public final class ServiceClient implements AutoCloseable {
       throw error;
     }
     Snapshot next = Snapshot.parse(Transport.json(response, "sync"));
+    ChangeSet changed;
     synchronized (cacheLock) {
       if (streamBatches != batchesBefore && next.revision() < snapshot.revision()) {
         // The stream brought newer changes while this answer was on its way: keep them.
@@ -550,10 +616,11 @@ public final class ServiceClient implements AutoCloseable {
         return;
       }
       etag = response.headers().firstValue("ETag").orElse(null);
-      replace(next);
+      changed = replace(next, "sync");
     }
     synced();
     logger.debug("sync: revision " + next.revision());
+    if (changed != null) changeListeners.notify(changed);
   }
 
   private void synced() {
@@ -561,11 +628,37 @@ public final class ServiceClient implements AutoCloseable {
     resyncPending = false;
   }
 
-  /** Swaps the cache for {@code next}: files first, so that a visible secret's file is on disk. */
-  private void replace(Snapshot next) {
+  /**
+   * Swaps the cache for {@code next} (holding cacheLock): files first, so that a visible
+   * secret's file is on disk. Returns what changed when anyone listens, else null.
+   */
+  private ChangeSet replace(Snapshot next, String source) {
     Snapshot previous = snapshot;
     if (next.secrets() != previous.secrets()) files.update(next.secrets());
     snapshot = next;
+    if (changeListeners.isEmpty()) return null;
+    List<Change> changes = Snapshot.diff(previous, next);
+    return changes.isEmpty() ? null : new ChangeSet(next.revision(), source, changes);
+  }
+
+  /** A sync this client ran ended: the status follows (a success clears the last error). */
+  private void syncEnded(RuntimeException failure) {
+    Instant at = syncedAt;
+    updateStatus(
+        s -> failure == null
+            ? new ServiceStatus(true, s.streamConnected(), at, null)
+            : new ServiceStatus(s.ready(), s.streamConnected(), s.syncedAt(), failure));
+  }
+
+  /** Replaces the status by {@code change}'s and tells the listeners, unless nothing changed. */
+  private void updateStatus(UnaryOperator<ServiceStatus> change) {
+    ServiceStatus next;
+    synchronized (statusLock) {
+      next = change.apply(status);
+      if (next.equals(status)) return;
+      status = next;
+    }
+    statusListeners.notify(next);
   }
 
   private void onStreamEvents(List<SseEvent> events) {
@@ -593,17 +686,19 @@ public final class ServiceClient implements AutoCloseable {
     if (changes.isEmpty()) return;
     long revision;
     int applied;
+    ChangeSet changed;
     synchronized (cacheLock) {
       if (closed) return;
       long current = snapshot.revision();
       List<ItemChange> fresh = changes.stream().filter(c -> c.revision() >= current).toList();
       if (fresh.isEmpty()) return;
       streamBatches++;
-      replace(snapshot.apply(fresh));
+      changed = replace(snapshot.apply(fresh), "stream");
       revision = snapshot.revision();
       applied = fresh.size();
     }
     logger.debug("stream: " + applied + " change(s), revision " + revision);
+    if (changed != null) changeListeners.notify(changed);
   }
 
   private void onStreamState(boolean connected) {
@@ -611,6 +706,10 @@ public final class ServiceClient implements AutoCloseable {
     // The stream kept the cache current until now: the time-to-live starts here.
     if (!connected) freshAt = System.nanoTime();
     scheduleTtl();
+    updateStatus(
+        s -> connected
+            ? new ServiceStatus(s.ready(), true, s.syncedAt(), null)
+            : new ServiceStatus(s.ready(), false, s.syncedAt(), s.error()));
   }
 
   private void backgroundSync(String reason) {

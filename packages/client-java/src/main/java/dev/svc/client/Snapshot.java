@@ -2,6 +2,7 @@ package dev.svc.client;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -122,6 +123,27 @@ record Snapshot(
         newConfigs == null ? configs : Collections.unmodifiableMap(newConfigs),
         newFlags == null ? flags : Collections.unmodifiableMap(newFlags),
         newSecrets == null ? secrets : Collections.unmodifiableMap(newSecrets));
+  }
+
+  /** The items that differ between {@code before} and {@code after}: configs, flags, then secrets. */
+  static List<Change> diff(Snapshot before, Snapshot after) {
+    List<Change> changes = new ArrayList<>();
+    diff("config", before.configs, after.configs, changes);
+    diff("flag", before.flags, after.flags, changes);
+    diff("secret", before.secrets, after.secrets, changes);
+    return changes;
+  }
+
+  /** JsonNode, Boolean and SecretEntry compare by content. */
+  private static void diff(String kind, Map<String, ?> before, Map<String, ?> after, List<Change> out) {
+    if (before == after) return;
+    after.forEach(
+        (key, value) -> {
+          if (!value.equals(before.get(key))) out.add(new Change(kind, key, "upsert"));
+        });
+    for (String key : before.keySet()) {
+      if (!after.containsKey(key)) out.add(new Change(kind, key, "delete"));
+    }
   }
 
   private static SecretEntry parseSecret(

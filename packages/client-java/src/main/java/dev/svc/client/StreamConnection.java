@@ -36,6 +36,9 @@ final class StreamConnection {
 
     /** The key was refused (401): the stream stopped. */
     default void onRefused() {}
+
+    /** A connection failed or was refused (then {@link #onRefused()} follows a 401). */
+    default void onError(RuntimeException error) {}
   }
 
   private enum Outcome {
@@ -162,6 +165,7 @@ final class StreamConnection {
         if (!r.active) break;
         delay = backoff.nextMs();
         logger.error("stream failed, reconnecting in " + delay + " ms: " + Transport.describe(e), e);
+        if (isCurrent(r)) handlers.onError(e);
       }
       if (r.active && delay > 0 && await(r, null, delay) == STOP) break;
     }
@@ -204,6 +208,7 @@ final class StreamConnection {
             Transport.errorOf(status, response.headers(), new byte[0], Transport.Operation.STREAM);
         if (error instanceof ServiceUnauthorizedException || error instanceof ServiceNotFoundException) {
           logger.error("stream refused, not reconnecting: " + error.getMessage(), error);
+          if (isCurrent(r)) handlers.onError(error);
           if (error instanceof ServiceUnauthorizedException) handlers.onRefused();
           return Outcome.FATAL;
         }

@@ -88,4 +88,23 @@ class SnapshotTest {
       assertThatThrownBy(() -> Snapshot.parseChange(data)).as(data).isExactlyInstanceOf(ServiceException.class);
     }
   }
+
+  @Test
+  void diffNamesWhatDiffersByContent() throws Exception {
+    Snapshot before = Snapshot.parse(json(BODY));
+    Snapshot after =
+        Snapshot.parse(
+            json(
+                "{\"revision\":43,\"configs\":{\"db.pool\":{\"max\":10},\"ui.theme\":\"light\",\"nothing\":null},"
+                    + "\"flags\":{\"checkout.v2\":true,\"new\":false},"
+                    + "\"secrets\":{\"stripe.api_key\":{\"value\":\"sk_live_y\",\"type\":\"text\",\"version\":4},"
+                    + "\"tls.cert\":{\"value\":\"PEM\",\"type\":\"file\",\"version\":1,\"file_name\":\"tls.pem\"}}}"));
+    assertThat(Snapshot.diff(before, after))
+        .containsExactly(
+            new Change("config", "ui.theme", "upsert"),
+            new Change("flag", "new", "upsert"),
+            new Change("secret", "stripe.api_key", "upsert"));
+    assertThat(Snapshot.diff(after, Snapshot.EMPTY)).hasSize(7).allMatch(Change::isDelete);
+    assertThat(Snapshot.diff(before, before)).isEmpty();
+  }
 }

@@ -2,9 +2,11 @@
  * Calls to the upstreams an admin configured (TokenReview, STS, OIDC discovery): one request,
  * a deadline for all of it, a bound on the answer's size, no redirects followed, and an
  * optional CA. Anything that keeps an answer from arriving is UpstreamUnavailableError (502).
+ * Connections are kept alive per upstream (and CA): a TLS handshake per exchange made a
+ * Kubernetes check cost 2.7-3.8 ms instead of 0.55-0.64 ms (both ends on this machine).
  */
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { UpstreamUnavailableError } from '@svc/domain';
 
 export interface UpstreamRequest {
@@ -28,6 +30,29 @@ export interface UpstreamResponse {
 }
 
 const DEFAULT_MAX_BYTES = 1024 * 1024;
+/** Upstreams whose connections are kept; past this many the oldest one's are closed. */
+const AGENTS_MAX = 256;
+const agents = new Map<string, HttpAgent>();
+
+/** The keep-alive agent of an upstream: one per origin and CA (a CA is part of trusting it). */
+function agentFor(url: URL, ca: string | undefined): HttpAgent {
+  const key = `${url.origin}|${ca ?? ''}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    if (agents.size >= AGENTS_MAX) {
+      const [oldest, old] = agents.entries().next().value!;
+      agents.delete(oldest);
+      old.destroy();
+    }
+    const options = { keepAlive: true, maxFreeSockets: 4 };
+    agent =
+      url.protocol === 'https:'
+        ? new HttpsAgent({ ...options, ...(ca === undefined ? {} : { ca }) })
+        : new HttpAgent(options);
+    agents.set(key, agent);
+  }
+  return agent;
+}
 
 export function callUpstream(call: UpstreamRequest): Promise<UpstreamResponse> {
   const maxBytes = call.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -45,8 +70,7 @@ export function callUpstream(call: UpstreamRequest): Promise<UpstreamResponse> {
           ...(body === undefined ? {} : { 'content-length': String(body.length) }),
         },
         ...(call.ca === undefined ? {} : { ca: call.ca }),
-        // One attempt per exchange: no agent keeps sockets to a host a later call may not want.
-        agent: false,
+        agent: agentFor(call.url, call.ca),
         signal: AbortSignal.timeout(call.timeoutMs),
       },
       (res) => {

@@ -3,13 +3,10 @@
  * through one instance works on the other, the exchange budget is shared, and deleting the
  * identity revokes its keys on both within a second, streams included.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, httpCall, tempDir, waitFor } from '@svc/testkit';
+import { adminCalls, httpCall, waitFor } from '@svc/testkit';
+import { startAppProcess, type AppProcess } from '@svc/testkit/app-process';
 import { startOidcIssuer, type OidcIssuer } from '@svc/testkit/identity';
 import { openStream } from '@svc/sse/testing';
 import {
@@ -18,58 +15,17 @@ import {
   type TestDatabase,
 } from '@svc/storage-postgres/testing';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
 const TOKEN = 'test-admin-token-identity-0123456789';
-const P = '/api/workspaces/acme/projects/web';
+const P = '/workspaces/acme/projects/web';
 const EXCHANGE_MAX = 4;
 
 const { server } = await requirePostgres();
 
-interface Instance {
-  port: number;
-  process: ChildProcess;
-  dataDir: string;
-}
-
-const instances: Instance[] = [];
+let processes: AppProcess[] = [];
 let database: TestDatabase | undefined;
 let issuer: OidcIssuer;
-let consolePort = 0;
 let apis: number[] = [];
-
-async function start(entry: string, env: Record<string, string>): Promise<Instance> {
-  const port = await freePort();
-  const dataDir = tempDir('svc-identity-instances-');
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-    cwd: root,
-    env: {
-      ...process.env,
-      ...env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      CONSOLE_PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const instance = { port, process: child, dataDir };
-  instances.push(instance);
-  await waitFor(async () => {
-    if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);
-    return (await httpCall(port, 'GET', '/readyz').catch(() => undefined))?.status === 200;
-  }, 30_000);
-  return instance;
-}
-
-async function admin(method: string, path: string, body?: unknown) {
-  const res = await httpCall(consolePort, method, path, {
-    headers: { authorization: `Bearer ${TOKEN}` },
-    body,
-  });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res;
-}
+const { admin } = adminCalls(() => processes[0]!.port, TOKEN);
 
 async function exchange(port: number, identityId: string) {
   return httpCall(port, 'POST', '/acme/v1/auth/token', {
@@ -102,27 +58,20 @@ describe.skipIf(!server)('workload identities on two api instances (PostgreSQL)'
       IDENTITY_ALLOW_HTTP: 'true',
       IDENTITY_EXCHANGE_MAX: String(EXCHANGE_MAX),
     };
-    const [consoleApp, a, b] = await Promise.all([
-      start('apps/console/src/main.ts', shared),
-      start('apps/api/src/main.ts', shared),
-      start('apps/api/src/main.ts', shared),
+    // Each with a data folder of its own: they share only the database and the root key.
+    processes = await Promise.all([
+      startAppProcess('console', shared),
+      startAppProcess('api', shared),
+      startAppProcess('api', shared),
     ]);
-    consolePort = consoleApp.port;
-    apis = [a.port, b.port];
-    await admin('POST', '/api/workspaces', { slug: 'acme', name: 'Acme' });
-    await admin('POST', '/api/workspaces/acme/projects', { slug: 'web', name: 'Web' });
+    apis = processes.slice(1).map((p) => p.port);
+    await admin('POST', '/workspaces', { slug: 'acme', name: 'Acme' });
+    await admin('POST', '/workspaces/acme/projects', { slug: 'web', name: 'Web' });
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all(
-      instances.map(async (instance) => {
-        if (instance.process.exitCode === null && instance.process.signalCode === null) {
-          instance.process.kill('SIGTERM');
-          await once(instance.process, 'exit');
-        }
-        rmSync(instance.dataDir, { recursive: true, force: true });
-      }),
-    );
+    for (const p of processes) await p.kill('SIGTERM');
+    await Promise.all(processes.map((p) => p.remove()));
     await database?.drop();
     await issuer?.close();
   }, 30_000);

@@ -162,9 +162,11 @@ function wrkArgs(url: string, headers: Record<string, string>, options: WrkOptio
       tmpdir(),
       `svc-wrk-${process.pid}-${Math.random().toString(36).slice(2)}.lua`,
     );
+    // JSON unless the caller names its own Content-Type (an -H header the script must not override).
+    const typed = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
     writeFileSync(
       script,
-      `wrk.method = ${JSON.stringify(options.method ?? 'POST')}\nwrk.body = ${JSON.stringify(options.body ?? '')}\nwrk.headers["Content-Type"] = "application/json"\n`,
+      `wrk.method = ${JSON.stringify(options.method ?? 'POST')}\nwrk.body = ${JSON.stringify(options.body ?? '')}\n${typed ? '' : 'wrk.headers["Content-Type"] = "application/json"\n'}`,
     );
     args.push('-s', script);
   }

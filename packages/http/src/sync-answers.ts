@@ -24,6 +24,12 @@ import { etagMatches } from './etag.ts';
 export const MIN_ENCODED_BYTES = 1024;
 /** Bodies up to this size are encoded synchronously when their answers are first made. */
 export const SYNC_ENCODE_MAX_BYTES = 64 * 1024;
+/**
+ * Views up to this many items (about 550 kB of snapshot) get their next revision's answers made
+ * right after a change. Larger ones wait for their first sync: rendering and compressing a
+ * 100,000-item body after every change would make each change cost the project's size.
+ */
+export const EAGER_REFRESH_MAX_ITEMS = 10_000;
 
 /** One representation of a view's snapshot. */
 export interface Representation {
@@ -151,10 +157,15 @@ export class SyncAnswers {
     return answers;
   }
 
-  /** After a change: the new revisions of views that clients sync, made off the request path. */
+  /**
+   * After a change: the new revisions of views that clients sync, made off the request path
+   * (views of up to EAGER_REFRESH_MAX_ITEMS items; larger ones on their first sync).
+   */
   refresh(views: Iterable<View>): void {
     const ids: string[] = [];
-    for (const view of views) if (this.byView.has(view.id)) ids.push(view.id);
+    for (const view of views) {
+      if (this.byView.has(view.id) && view.items.size <= EAGER_REFRESH_MAX_ITEMS) ids.push(view.id);
+    }
     if (ids.length === 0) return;
     setImmediate(() => {
       for (const id of ids) {

@@ -1,8 +1,9 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
-import { ViewItems, type View } from '@svc/domain';
+import { ViewItem, ViewItems, type View } from '@svc/domain';
 import {
   acceptedCodings,
+  EAGER_REFRESH_MAX_ITEMS,
   MIN_ENCODED_BYTES,
   SYNC_ENCODE_MAX_BYTES,
   SyncAnswers,
@@ -106,6 +107,22 @@ describe('SyncAnswers', () => {
     const refreshed = sync.of(next);
     expect(refreshed).not.toBe(first);
     expect(refreshed.has('gzip')).toBe(true);
+  });
+
+  it('leaves a very large view to its first sync instead of refreshing it after a change', async () => {
+    const edits = Array.from({ length: EAGER_REFRESH_MAX_ITEMS + 1 }, (_, i) => ({
+      kind: 'flag' as const,
+      key: `f${i}`,
+      item: new ViewItem('flag', `f${i}`, 'true', (text) => text),
+    }));
+    const large = { ...viewOf(20_000, 1), items: ViewItems.empty().with(edits) };
+    let current: View = large;
+    const sync = new SyncAnswers(() => current);
+    const first = sync.of(large);
+    current = { ...large, revision: 2, etag: '"large-2"' };
+    sync.refresh([current]);
+    await new Promise((r) => setImmediate(r));
+    expect(sync.of(large)).toBe(first); // not replaced by a refresh of revision 2
   });
 
   it('drops the encodings of a revision replaced before they were ready', async () => {

@@ -171,6 +171,17 @@ describe('bodies', () => {
     expect(deeper.json().field).toMatch(/^attributes\.deep\[0\]/);
     // Deep enough to exhaust a recursive reader: still a clean 400.
     expect((await evaluate(nest(30_000))).status).toBe(400);
+    // Brackets inside strings are text, not nesting.
+    expect((await evaluate(JSON.stringify('['.repeat(500)))).status).toBe(200);
+  });
+
+  it('answers 400 naming the place for a lone surrogate, which has no UTF-8 form', async () => {
+    const res = await httpCall(h.api.port, 'PUT', '/acme/v1/secrets/lone', {
+      headers: { 'x-service-api-key': sk },
+      rawBody: '{"value":"a\\ud800b"}',
+    });
+    expect(res.status).toBe(400);
+    expect(res.json().field).toBe('value');
   });
 });
 

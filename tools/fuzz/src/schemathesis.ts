@@ -1,7 +1,9 @@
 /**
- * One schemathesis run against a live app: every check on, a bounded number of examples per
- * operation, a fixed seed unless FUZZ_SEED says otherwise (so a run is reproducible and CI is
- * not flaky; FUZZ_SEED=random explores). The exit status says whether any check failed.
+ * One schemathesis run against a live app: every check on (schemathesis's default; `--checks`
+ * is not given, as it would override a target's per-operation settings), a bounded number of
+ * examples per operation, a fixed seed unless FUZZ_SEED says otherwise (so a run is
+ * reproducible and CI is not flaky; FUZZ_SEED=random explores). The exit status says whether
+ * any check failed.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -43,11 +45,11 @@ export async function fuzz(
     await target.url(fixture),
     ...(target.args ?? []),
     ...Object.entries(target.headers(fixture)).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
-    '--checks',
-    'all',
     '--max-examples',
     String(MAX_EXAMPLES),
     ...(seed === 'random' ? [] : ['--seed', seed]),
+    '--phases',
+    (target.phases ?? ['examples', 'coverage', 'fuzzing']).join(','),
     // One worker: two threads of CPython 3.11 parsing source at once (hypothesis describing a
     // filter) can fail with "AST constructor recursion depth mismatch" (CPython gh-106905).
     '--workers',

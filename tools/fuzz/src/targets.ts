@@ -16,6 +16,11 @@ export interface FuzzTarget {
   config?: string;
   /** More arguments for `schemathesis run` (e.g. operations to leave out). */
   args?: string[];
+  /**
+   * Schemathesis's phases; without `stateful` by default, which needs links in the spec (the
+   * ones it infers join operations that do not fit together).
+   */
+  phases?: Array<'examples' | 'coverage' | 'fuzzing' | 'stateful'>;
 }
 
 export const TARGETS: FuzzTarget[] = [
@@ -25,6 +30,7 @@ export const TARGETS: FuzzTarget[] = [
     url: (f) => `${f.consoleUrl}/api`,
     headers: (f) => ({ Authorization: `Bearer ${f.adminToken}` }),
     config: 'console.toml',
+    phases: ['examples', 'coverage', 'fuzzing', 'stateful'],
   },
   {
     name: 'api',

@@ -86,6 +86,13 @@ class WithoutAwsSdkTest {
   }
 
   @Test
+  void theIsolatedLoaderHasNoOpenFeatureSdkEither() {
+    // The OpenFeature provider's SDK is optional too: the client below runs without it.
+    assertThatThrownBy(() -> Class.forName("dev.openfeature.sdk.FeatureProvider", false, loader))
+        .isInstanceOf(ClassNotFoundException.class);
+  }
+
+  @Test
   void aKubernetesIdentityWorksWithoutTheAwsSdk() throws Exception {
     Path file = Files.writeString(dir.resolve("token"), "k8s-token");
     service.set("greeting", "hello");

@@ -18,9 +18,6 @@ import dev.openfeature.sdk.OpenFeatureAPI;
 import dev.openfeature.sdk.Value;
 import dev.svc.client.live.LiveServer;
 import dev.svc.client.live.LiveServerExtension;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -48,9 +45,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OfrepProviderInteropTest {
   private static final ObjectMapper MAPPER = new ObjectMapper();
-  private static final List<String> FLAGS = List.of("pro.only", "half", "de.blocked", "everyone", "switched.off");
+  private static final List<String> FLAGS = InteropProject.FLAGS;
 
-  private final HttpClient http = HttpClient.newHttpClient();
   private final OpenFeatureAPI api = OpenFeatureAPI.getInstance();
   private final Map<String, Client> clients = new HashMap<>();
   private LiveServer live;
@@ -62,20 +58,7 @@ class OfrepProviderInteropTest {
   void workspace(LiveServer live) throws Exception {
     this.live = live;
     ws = "ofrep-java-" + ProcessHandle.current().pid();
-    String p = "/workspaces/" + ws + "/projects/web";
-    live.admin("POST", "/workspaces", Map.of("slug", ws, "name", "OFREP Java"));
-    live.admin("POST", "/workspaces/" + ws + "/projects", Map.of("slug", "web", "name", "Web"));
-    live.admin("PATCH", p, Map.of("ab_testing", true));
-    live.admin("PUT", p + "/flags/pro.only", Map.of("is_active", true, "rollout_percentage", 0, "rules", List.of(rule("plan", "pro", true))));
-    live.admin("PUT", p + "/flags/half", Map.of("is_active", true, "rollout_percentage", 50));
-    live.admin("PUT", p + "/flags/de.blocked", Map.of("is_active", true, "rollout_percentage", 40, "rules", List.of(rule("country", "DE", false))));
-    live.admin("PUT", p + "/flags/everyone", Map.of("is_active", true));
-    live.admin("PUT", p + "/flags/switched.off", Map.of("is_active", false));
-    live.admin("PUT", p + "/configs/ui.theme", Map.of("value", "dark", "is_public", true));
-    live.admin("PUT", p + "/configs/limits.rps", Map.of("value", 40, "is_public", true));
-    live.admin("PUT", p + "/configs/ratio", Map.of("value", 0.25, "is_public", true));
-    live.admin("PUT", p + "/configs/db.pool", Map.of("value", Map.of("max", 10, "hosts", List.of("a", "b")), "is_public", false));
-    live.admin("PUT", p + "/secrets/stripe.key", Map.of("value", "sk_live_interop_java_6613"));
+    String p = InteropProject.create(live, ws, "OFREP Java");
     sk = live.admin("POST", p + "/keys", Map.of("kind", "secret")).json().get("key").asText();
     pk = live.admin("POST", p + "/keys", Map.of("kind", "public")).json().get("key").asText();
     live.awaitKey(ws, sk);
@@ -85,12 +68,6 @@ class OfrepProviderInteropTest {
   @AfterAll
   void shutdown() {
     api.shutdown();
-  }
-
-  private static Map<String, Object> rule(String attribute, String value, boolean result) {
-    return Map.of(
-        "conditions", List.of(Map.of("attribute", attribute, "operator", "eq", "values", List.of(value))),
-        "result", result);
   }
 
   /** One provider per key and header, each in a domain of its own. */
@@ -116,16 +93,8 @@ class OfrepProviderInteropTest {
   }
 
   private JsonNode evaluateAb(String user, String plan, String country) throws Exception {
-    Map<String, Object> body =
-        Map.of("flags", FLAGS, "user_id", user, "attributes", Map.of("plan", plan, "country", country));
     HttpResponse<String> res =
-        http.send(
-            HttpRequest.newBuilder(URI.create(live.apiUrl() + "/" + ws + "/v1/flags/evaluate-ab"))
-                .header("X-Service-API-Key", sk)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(MAPPER.writeValueAsString(body)))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+        InteropProject.evaluateAb(live, ws, sk, FLAGS, user, Map.of("plan", plan, "country", country));
     assertThat(res.statusCode()).isEqualTo(200);
     return MAPPER.readTree(res.body()).get("results");
   }

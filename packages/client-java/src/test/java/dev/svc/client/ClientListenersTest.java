@@ -1,6 +1,5 @@
 package dev.svc.client;
 
-import static dev.svc.client.FakeService.SK;
 import static dev.svc.client.FakeService.send;
 import static dev.svc.client.FakeService.snapshot;
 import static dev.svc.client.FakeService.write;
@@ -8,47 +7,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.OutputStream;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Change and status listeners, against the scripted fake api: what they hear, and when. */
-class ClientListenersTest {
-  private FakeService fake;
-  private final CountDownLatch release = new CountDownLatch(1);
+class ClientListenersTest extends FakeServiceCase {
   /** Frames for the open stream to write, one string per chunk. */
   private final LinkedBlockingQueue<String> frames = new LinkedBlockingQueue<>();
-
-  @BeforeEach
-  void start() throws Exception {
-    fake = new FakeService();
-  }
-
-  @AfterEach
-  void stop() {
-    release.countDown();
-    fake.close();
-  }
-
-  private ServiceConfig.Builder config() {
-    return ServiceConfig.builder()
-        .baseUrl(fake.baseUrl())
-        .apiKey(SK)
-        .logger(ServiceLogger.silent())
-        .reconnectInitialDelay(Duration.ofMillis(20))
-        .reconnectMaxDelay(Duration.ofMillis(100));
-  }
-
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    Await.until(condition, what, Duration.ofSeconds(10));
-  }
 
   /** A stream that writes whatever the test puts in {@link #frames}. */
   private void scriptedStream() {
@@ -191,20 +159,6 @@ class ClientListenersTest {
       client.disconnectStream();
       assertThat(client.getStatus().streamConnected()).isFalse();
       assertThat(client.getStatus().error()).isNull();
-    }
-  }
-
-  @Test
-  void aRefusedStreamLeavesTheRefusalAsTheError() throws Exception {
-    fake.on("GET /v1/sync", (exchange, call) -> send(exchange, 200, "application/json", snapshot(1, "{}")));
-    fake.on(
-        "GET /v1/stream",
-        (exchange, call) -> send(exchange, 401, "application/problem+json", "{\"code\":\"unauthorized\"}"));
-    try (ServiceClient client = ServiceClient.create(config().build())) {
-      await(() -> client.getStatus().error() != null, "the refusal");
-      assertThat(client.getStatus().error()).isInstanceOf(ServiceUnauthorizedException.class);
-      assertThat(client.getStatus().streamConnected()).isFalse();
-      assertThat(client.getStatus().ready()).isTrue();
     }
   }
 }

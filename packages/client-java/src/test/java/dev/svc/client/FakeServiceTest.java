@@ -12,42 +12,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The client against a scripted fake api: headers, conditional syncs, quarantine, stream reconnects. */
-class FakeServiceTest {
-  private FakeService fake;
-  private final CountDownLatch release = new CountDownLatch(1);
-
-  @BeforeEach
-  void start() throws Exception {
-    fake = new FakeService();
-  }
-
-  @AfterEach
-  void stop() {
-    release.countDown();
-    fake.close();
-  }
-
-  private ServiceConfig.Builder config() {
-    return ServiceConfig.builder()
-        .baseUrl(fake.baseUrl())
-        .apiKey(SK)
-        .logger(ServiceLogger.silent())
-        .reconnectInitialDelay(Duration.ofMillis(20))
-        .reconnectMaxDelay(Duration.ofMillis(100));
-  }
-
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    Await.until(condition, what, Duration.ofSeconds(10));
-  }
-
+class FakeServiceTest extends FakeServiceCase {
   @Test
   void syncAsksForGzipAndDecodesIt() throws Exception {
     fake.on(
@@ -205,6 +174,9 @@ class FakeServiceTest {
       await(() -> fake.count("GET /v1/stream") >= 1, "the stream request");
       Thread.sleep(400); // twenty initial delays
       assertThat(fake.count("GET /v1/stream")).isEqualTo(1);
+      // The refusal stays the status's error (a refused key), the cache ready.
+      assertThat(client.getStatus().error()).isInstanceOf(ServiceUnauthorizedException.class);
+      assertThat(client.getStatus().ready()).isTrue();
       assertThat(client.isStreamConnected()).isFalse();
       client.connectStream(); // a new start tries again
       await(() -> fake.count("GET /v1/stream") == 2, "a new attempt");

@@ -1,6 +1,5 @@
 package dev.svc.client;
 
-import static dev.svc.client.FakeService.SK;
 import static dev.svc.client.FakeService.send;
 import static dev.svc.client.FakeService.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,11 +9,9 @@ import dev.openfeature.sdk.OpenFeatureAPI;
 import dev.openfeature.sdk.ProviderEvent;
 import dev.openfeature.sdk.ProviderState;
 import dev.svc.client.openfeature.SvcProvider;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,19 +19,12 @@ import org.junit.jupiter.api.Test;
  * stream refuses makes it ERROR, and a sync that is answered again makes it READY — what the
  * live api cannot be made to do with one key (a revoked key stays revoked).
  */
-class SvcProviderRecoveryTest {
-  private FakeService fake;
+class SvcProviderRecoveryTest extends FakeServiceCase {
   private final OpenFeatureAPI api = OpenFeatureAPI.createIsolated();
 
-  @BeforeEach
-  void start() throws Exception {
-    fake = new FakeService();
-  }
-
   @AfterEach
-  void stop() {
+  void shutdown() {
     api.shutdown();
-    fake.close();
   }
 
   @Test
@@ -44,8 +34,7 @@ class SvcProviderRecoveryTest {
         "GET /v1/stream",
         (exchange, call) -> send(exchange, 401, "application/problem+json", "{\"code\":\"unauthorized\"}"));
     try (ServiceClient serviceClient =
-        ServiceClient.create(
-            ServiceConfig.builder().baseUrl(fake.baseUrl()).apiKey(SK).logger(ServiceLogger.silent()).stream(false).build())) {
+        ServiceClient.create(config().stream(false).build())) {
       Client client = api.getClient("app");
       List<ProviderEvent> events = new CopyOnWriteArrayList<>();
       for (ProviderEvent type : ProviderEvent.values()) client.on(type, details -> events.add(type));
@@ -53,11 +42,11 @@ class SvcProviderRecoveryTest {
       assertThat(client.getProviderState()).isEqualTo(ProviderState.READY);
 
       serviceClient.connectStream();
-      Await.until(() -> client.getProviderState() == ProviderState.ERROR, "error", Duration.ofSeconds(10));
+      await(() -> client.getProviderState() == ProviderState.ERROR, "error");
       assertThat(client.getBooleanValue("on", false)).isTrue();
       serviceClient.sync();
-      Await.until(() -> client.getProviderState() == ProviderState.READY, "ready again", Duration.ofSeconds(10));
-      Await.until(() -> events.size() >= 3, "three events", Duration.ofSeconds(10));
+      await(() -> client.getProviderState() == ProviderState.READY, "ready again");
+      await(() -> events.size() >= 3, "three events");
       assertThat(events).containsExactly(ProviderEvent.PROVIDER_READY, ProviderEvent.PROVIDER_ERROR, ProviderEvent.PROVIDER_READY);
 
       // The application's client stays the application's: the provider's shutdown leaves it open.

@@ -1,14 +1,17 @@
 /**
  * bench/peers: our `GET /v1/sync` beside Unleash Edge's `GET /api/client/features` (Rust, the
- * peer to beat), nginx serving our snapshot's bytes from one worker with `etag on` (the
- * machine's own limit) and a raw node:http server sending the same bytes, all measured by the
- * same wrk (-t1 -c50) in the same run, 200 and 304, in interleaved rounds (medians).
- * With --pin each server runs on CPU 0 and wrk on CPU 1; without, the kernel places both.
- *   pnpm --filter @svc/bench bench:peers [-- --seconds 5 --rounds 3 --pin] [-- --no-edge]
+ * peer to beat) and Unleash's own server's (`unleash-server`: Node and Express, on a PostgreSQL
+ * of its own), nginx serving our snapshot's bytes from one worker with `etag on` (the machine's
+ * own limit) and a raw node:http server sending the same bytes, all measured by the same wrk
+ * (-t1 -c50) in the same run, 200 and 304, in interleaved rounds (medians).
+ * With --pin each server (PostgreSQL included) runs on CPU 0 and wrk on CPU 1; without, the
+ * kernel places them.
+ *   pnpm --filter @svc/bench bench:peers [-- --seconds 5 --rounds 3 --pin --no-edge --no-unleash]
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { freePort, httpCall } from '@svc/testkit';
 import { repoRoot, requireWrk, startApps } from '../lib/processes.ts';
@@ -22,16 +25,26 @@ import {
 } from '../lib/wrk-rounds.ts';
 import { startNginx } from './nginx.ts';
 import { EDGE_TOKEN, startUnleashEdge } from './unleash-edge.ts';
+import {
+  startUnleashPeer,
+  UNLEASH_CLIENT_TOKEN,
+  UNLEASH_SERVER_VERSION,
+  type UnleashPeer,
+} from './unleash-server.ts';
 
 const seconds = numberArg('--seconds', 5);
 const rounds = numberArg('--rounds', 3);
 const pin = process.argv.includes('--pin');
 const withEdge = !process.argv.includes('--no-edge');
+const withUnleash = !process.argv.includes('--no-unleash');
+/** The machine is shared: the 1-minute load average when the bench starts and ends. */
+const loadAtStart = loadavg()[0]!;
 
 /** Pins a running server (every thread) to CPU 0. */
-function pinToCpu0(child: ChildProcess): void {
-  if (pin) execFileSync('taskset', ['-a', '-p', '-c', '0', String(child.pid)], { stdio: 'ignore' });
+function pinPid(pid: number): void {
+  if (pin) execFileSync('taskset', ['-a', '-p', '-c', '0', String(pid)], { stdio: 'ignore' });
 }
+const pinToCpu0 = (child: ChildProcess) => pinPid(child.pid!);
 
 async function ready(port: number, path: string, headers: Record<string, string>) {
   const deadline = Date.now() + 30_000;
@@ -46,6 +59,7 @@ async function ready(port: number, path: string, headers: Record<string, string>
 requireWrk();
 const apps = await startApps({ SYNC_QUARANTINE_MAX: '1000000000' });
 const others: ChildProcess[] = [];
+let unleash: UnleashPeer | undefined;
 try {
   pinToCpu0(apps.api);
   const key = await seedBenchProject(apps, (p) => fillSyncSnapshot(apps, p));
@@ -106,6 +120,18 @@ try {
     };
   }
 
+  if (withUnleash) {
+    unleash = await startUnleashPeer(pinPid);
+    const auth = { Authorization: UNLEASH_CLIENT_TOKEN };
+    const fromUnleash = await ready(unleash.port, '/api/client/features', auth);
+    targets['Unleash server'] = {
+      url: `http://127.0.0.1:${unleash.port}/api/client/features`,
+      headers: auth,
+      etag: fromUnleash.headers.etag as string,
+      bytes: fromUnleash.bytes.length,
+    };
+  }
+
   const cases: WrkCase[] = [];
   for (const [name, t] of Object.entries(targets)) {
     cases.push([`${name} 200`, t.url, t.headers]);
@@ -117,6 +143,8 @@ try {
   const summary = {
     date: new Date().toISOString(),
     pinned: pin,
+    loadAverage: { start: loadAtStart, end: loadavg()[0]! },
+    unleashServer: withUnleash ? UNLEASH_SERVER_VERSION : undefined,
     seconds,
     rounds,
     bodyBytes: Object.fromEntries(Object.entries(targets).map(([k, t]) => [k, t.bytes])),
@@ -124,6 +152,10 @@ try {
     oursOverEdge: {
       200: ratio('ours 200', 'Unleash Edge 200'),
       304: ratio('ours 304', 'Unleash Edge 304'),
+    },
+    oursOverUnleashServer: {
+      200: ratio('ours 200', 'Unleash server 200'),
+      304: ratio('ours 304', 'Unleash server 304'),
     },
     oursOverNginx: { 200: ratio('ours 200', 'nginx 200'), 304: ratio('ours 304', 'nginx 304') },
     oursOverRaw: {
@@ -136,6 +168,7 @@ try {
     JSON.stringify({
       bodyBytes: summary.bodyBytes,
       oursOverEdge: summary.oursOverEdge,
+      oursOverUnleashServer: summary.oursOverUnleashServer,
       oursOverNginx: summary.oursOverNginx,
       oursOverRaw: summary.oursOverRaw,
     }),
@@ -143,5 +176,6 @@ try {
   saveResults(`peers-${pin ? 'pinned' : 'unpinned'}`, summary);
 } finally {
   for (const child of others) child.kill('SIGTERM');
+  await unleash?.stop();
   await apps.stop();
 }

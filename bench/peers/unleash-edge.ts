@@ -9,13 +9,13 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { unleashFeatures } from './unleash-features.ts';
 
-/** Where the built binary is kept between runs (BENCH_CACHE overrides). */
-const CACHE = process.env.BENCH_CACHE ?? join(homedir(), '.cache', 'svc-bench');
+/** Where the peers are kept between runs, outside the repository (BENCH_CACHE overrides). */
+export const BENCH_CACHE = process.env.BENCH_CACHE ?? join(homedir(), '.cache', 'svc-bench');
 export const EDGE_TOKEN = '*:development.benchbenchbenchbenchbenchbenchbench';
 
 /** The binary, built on first use (a long compile: several minutes). */
 export function requireUnleashEdge(): string {
-  const root = join(CACHE, 'unleash-edge');
+  const root = join(BENCH_CACHE, 'unleash-edge');
   const binary = join(root, 'bin', 'unleash-edge');
   if (!existsSync(binary)) {
     console.log(`building Unleash Edge into ${root} (cargo install --locked; once)…`);

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot, requireWrk, startApps, wrk, type WrkResult } from '../lib/processes.ts';
-import { median, seedBenchProject } from '../lib/seed.ts';
+import { median, seedEvaluationProject } from '../lib/seed.ts';
 import { printResults } from '../lib/wrk-rounds.ts';
 
 const arg = (name: string, fallback: number) => {
@@ -21,35 +21,7 @@ const apps = await startApps({
   ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
 });
 try {
-  const flags = Array.from({ length: 10 }, (_, i) => `exp.flag_${i}`);
-  const key = await seedBenchProject(apps, async (p) => {
-    await apps.admin('PATCH', p, { ab_testing: true });
-    for (const [i, flag] of flags.entries()) {
-      await apps.admin('PUT', `${p}/flags/${flag}`, {
-        is_active: true,
-        rollout_percentage: 10 * (i + 1) - 0.5,
-        rules: [
-          {
-            conditions: [{ attribute: 'country', operator: 'in', values: ['FR', 'IT', 'ES'] }],
-            result: false,
-          },
-          {
-            conditions: [
-              { attribute: 'plan', operator: 'eq', values: ['enterprise'] },
-              { attribute: 'email', operator: 'ends_with', values: ['@acme.com'] },
-            ],
-            result: true,
-          },
-          {
-            conditions: [{ attribute: 'app_version', operator: 'semver_lt', values: ['2.0.0'] }],
-            result: false,
-          },
-        ],
-      });
-    }
-    for (let i = 0; i < 100; i++)
-      await apps.admin('PUT', `${p}/configs/setting_${i}`, { value: { n: i, on: true } });
-  });
+  const { flags, key } = await seedEvaluationProject(apps);
   const base = `http://127.0.0.1:${apps.apiPort}/bench/v1`;
   const auth = { 'X-Service-API-Key': key };
   const body = JSON.stringify({

@@ -45,3 +45,40 @@ export async function fillSyncSnapshot(apps: Apps, p: string): Promise<void> {
     });
   }
 }
+
+/**
+ * The project evaluate-ab and OpenFeature are measured on: the AB add-on on, 10 flags of 3 rules
+ * each and a partial rollout (so every evaluation runs rules and a bucket), and 100 configs.
+ */
+export async function seedEvaluationProject(apps: Apps): Promise<{ flags: string[]; key: string }> {
+  const flags = Array.from({ length: 10 }, (_, i) => `exp.flag_${i}`);
+  const key = await seedBenchProject(apps, async (p) => {
+    await apps.admin('PATCH', p, { ab_testing: true });
+    for (const [i, flag] of flags.entries()) {
+      await apps.admin('PUT', `${p}/flags/${flag}`, {
+        is_active: true,
+        rollout_percentage: 10 * (i + 1) - 0.5,
+        rules: [
+          {
+            conditions: [{ attribute: 'country', operator: 'in', values: ['FR', 'IT', 'ES'] }],
+            result: false,
+          },
+          {
+            conditions: [
+              { attribute: 'plan', operator: 'eq', values: ['enterprise'] },
+              { attribute: 'email', operator: 'ends_with', values: ['@acme.com'] },
+            ],
+            result: true,
+          },
+          {
+            conditions: [{ attribute: 'app_version', operator: 'semver_lt', values: ['2.0.0'] }],
+            result: false,
+          },
+        ],
+      });
+    }
+    for (let i = 0; i < 100; i++)
+      await apps.admin('PUT', `${p}/configs/setting_${i}`, { value: { n: i, on: true } });
+  });
+  return { flags, key };
+}

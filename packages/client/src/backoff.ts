@@ -22,9 +22,9 @@ export class Backoff {
    */
   next(): number {
     const { initialDelayMs, maxDelayMs } = this.options;
-    const base = Math.min(maxDelayMs, initialDelayMs * 2 ** Math.min(this.#attempts, 30));
-    this.#attempts++;
-    return Math.round(base / 2 + (this.random() * base) / 2);
+    // Past 2 ** 1023 the doubling is Infinity: still capped.
+    const base = Math.min(maxDelayMs, initialDelayMs * 2 ** this.#attempts++);
+    return Math.round((base * (1 + this.random())) / 2);
   }
 
   /** A connection lasted `connectedMs`: long enough, and the delays start over. */

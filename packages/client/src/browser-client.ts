@@ -5,11 +5,12 @@
  * immediate reconnect when the network is back.
  */
 import { CachedClient } from './cached-client.ts';
-import { resolveCommon, type CommonConfig } from './common-config.ts';
-import { ServiceInitError } from './errors.ts';
+import { must, resolveCommon, type CommonConfig } from './common-config.ts';
+import { describe, ServiceInitError } from './errors.ts';
 import { pageHidden, watchPage } from './page-lifecycle.ts';
 import { consoleLogger } from './service-logger.ts';
 import { parseSnapshot, type Snapshot } from './snapshot.ts';
+import type { RequestInitOf } from './transport.ts';
 
 /** Settings of the browser {@link ServiceClient}. Only `baseUrl` and `apiKey` are required. */
 export interface ServiceConfig extends CommonConfig {
@@ -29,11 +30,7 @@ export function defaultLogger(name = 'ServiceClient') {
 }
 
 /** The browser sets its own user agent; the client's cache replaces the HTTP cache. */
-const BROWSER_PLATFORM = {
-  headers: {},
-  streamHeaders: {},
-  init: { cache: 'no-store' } as RequestInit,
-};
+const BROWSER_INIT = { cache: 'no-store' } as RequestInitOf;
 
 /**
  * The service's client for web pages, with a public key. Build it (no request yet) and
@@ -61,10 +58,8 @@ export class ServiceClient extends CachedClient {
    */
   constructor(config: ServiceConfig) {
     const resolved = resolveCommon(config, defaultLogger);
-    if (resolved.keyType === 'sk') {
-      throw new TypeError('browsers take a public key (svp_), never a secret key (svs_)');
-    }
-    super(resolved, BROWSER_PLATFORM);
+    must(resolved.keyType === 'pk', 'apiKey', 'a public key (svp_) in browsers');
+    super(resolved, BROWSER_INIT);
     void this.pause(true);
     if (config.bootstrap !== undefined) this.adopt(bootstrapSnapshot(config.bootstrap));
   }
@@ -97,15 +92,16 @@ export class ServiceClient extends CachedClient {
    */
   start(): void {
     if (this.#unwatch || this.closed) return;
-    this.#unwatch = watchPage({
-      visible: () => void this.pause(false),
-      hidden: () => void this.pause(true),
-      online: () => this.reconnectNow(),
-    });
+    this.#unwatch = watchPage(
+      (hidden) => void this.pause(hidden),
+      () => this.reconnectNow(),
+    );
     if (this.config.stream) this.connectStream();
     // Values first, then the stream (whose first event would ask for the same sync).
-    if (!this.getStatus().ready) this.#initialSync ??= this.backgroundSync('initial');
-    void Promise.resolve(this.#initialSync).then(() => this.#unwatch && this.pause(pageHidden()));
+    this.#initialSync ??= this.getStatus().ready
+      ? Promise.resolve()
+      : this.backgroundSync('initial');
+    void this.#initialSync.then(() => this.#unwatch && this.pause(pageHidden()));
   }
 
   /**
@@ -123,16 +119,18 @@ export class ServiceClient extends CachedClient {
   }
 }
 
-/** `bootstrap` as a snapshot: it must be what a public key syncs, values only, never a secret. */
+/**
+ * `bootstrap` as a snapshot: it must be what a public key syncs, values only (read without a
+ * secret reader, any secret is off the contract).
+ */
 function bootstrapSnapshot(body: unknown): Snapshot {
-  const { key_type: keyType, secrets } = (body ?? {}) as Record<string, unknown>;
-  if (keyType === 'sk' || secrets !== undefined) {
-    throw new TypeError('bootstrap holds secrets: fetch it with the public key');
-  }
   try {
+    if ((body as { key_type?: unknown } | null)?.key_type === 'sk') {
+      throw new TypeError("it is a secret key's");
+    }
     return parseSnapshot(body);
   } catch (error) {
-    throw new TypeError(`bootstrap is not a /v1/sync answer: ${(error as Error).message}`, {
+    throw new TypeError(`bootstrap is not a public key's /v1/sync answer: ${describe(error)}`, {
       cause: error,
     });
   }

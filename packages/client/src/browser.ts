@@ -6,9 +6,9 @@
  */
 export { ServiceClient, defaultLogger } from './browser-client.ts';
 export type { ServiceConfig } from './browser-client.ts';
-export type { ChangeListener, ChangeSet, ServiceStatus } from './cached-client.ts';
+export type { ChangeListener, ChangeSet, ServiceStatus } from './client-status.ts';
 export type { ReconnectOptions } from './common-config.ts';
 export type { KeyType } from './api-key.ts';
 export type { Change, ItemKind, JsonValue } from './snapshot.ts';
 export { silentLogger, type ServiceLogger } from './service-logger.ts';
-export * from './errors.ts';
+export * from './entry-errors.ts';

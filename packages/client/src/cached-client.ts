@@ -6,6 +6,7 @@
  * and the write API in Node; public keys only, page visibility and a bootstrap in browsers.
  *
  * Private state uses `#` fields: minifiers shorten them, and the browser bundle has a budget.
+ * The status, the change sets and the listener helpers are in client-status.ts.
  */
 import type { ResolvedCommon } from './common-config.ts';
 import { closedError, describe, ServiceQuarantinedError } from './errors.ts';
@@ -16,61 +17,40 @@ import {
   diff,
   parseChange,
   parseSnapshot,
-  type Change,
+  resyncRevision,
   type ItemChange,
   type JsonValue,
+  type SecretReader,
   type Snapshot,
 } from './snapshot.ts';
 import { streamConnection, type StreamConnection } from './stream.ts';
 import { unrefTimer, type Timer } from './timers.ts';
-import { errorOf, Transport, type RequestPlatform } from './transport.ts';
+import { readJson, Transport, type RequestInitOf } from './transport.ts';
+// Last: the bundle then has the listener helpers next to the class (a few bytes less gzipped).
+import {
+  notify,
+  subscribe,
+  type ChangeListener,
+  type ChangeSet,
+  type ServiceStatus,
+} from './client-status.ts';
 
-/** What changed in the cache, as one batch. */
-export interface ChangeSet {
-  /** The cache's revision after the change. */
-  revision: number;
-  /** `sync` for a snapshot that replaced the cache, `stream` for pushed changes. */
-  source: 'sync' | 'stream';
-  /** Every item that was added, changed or removed; read the new values from the client. */
-  changes: readonly Change[];
-}
-
-/** Called after the cache changed. Thrown errors are logged and otherwise ignored. */
-export type ChangeListener = (changeSet: ChangeSet) => void;
-
-/** What an app can show about the client; a new object whenever something in it changed. */
-export interface ServiceStatus {
-  /** The cache holds values: from a successful sync (or a browser's `bootstrap`). */
-  readonly ready: boolean;
-  /** The change stream is connected. */
-  readonly streamConnected: boolean;
-  /** When the last sync succeeded (a 304 counts), or null before the first. */
-  readonly syncedAt: Date | null;
-  /** The last sync or stream failure; null again once a sync succeeds or the stream connects. */
-  readonly error: Error | null;
-}
-
-const EMPTY: Snapshot = {
-  revision: -1,
-  configs: new Map(),
-  flags: new Map(),
-  secrets: new Map(),
-};
+/** The cache before its first sync (revision -1: there is nothing to resume after). */
+const EMPTY = parseSnapshot({ revision: -1, configs: {}, flags: {} });
 
 export abstract class CachedClient {
   protected snapshot: Snapshot = EMPTY;
   protected readonly transport: Transport;
   readonly #stream: StreamConnection;
+  readonly #readSecret: SecretReader | undefined;
   readonly #closed = new AbortController();
   #status: ServiceStatus = { ready: false, streamConnected: false, syncedAt: null, error: null };
-  #etag: string | undefined;
+  #etag: string | null = null;
   /** The time-to-live counts from here: the end of the last sync attempt or of the stream. */
   #freshAt = 0;
   #quarantinedUntil = 0;
   /** The stream asked for a sync that could not run yet. */
   #resyncPending = false;
-  /** Counts stream batches applied, so a sync can tell it raced one. */
-  #streamBatches = 0;
   #syncRunning: Promise<void> | undefined;
   #syncQueued: Promise<void> | undefined;
   #ttlTimer: Timer | undefined;
@@ -80,13 +60,20 @@ export abstract class CachedClient {
   readonly #listeners = new Set<ChangeListener>();
   readonly #statusListeners = new Set<() => void>();
 
+  /**
+   * @param init Extra `fetch` options of every request (Node's headers, a browser's `cache`).
+   * @param readSecret Reads secrets (the Node entry); without it, a secret is off the contract
+   *   (browsers).
+   */
   protected constructor(
     protected readonly config: ResolvedCommon,
-    platform: RequestPlatform,
+    init: RequestInitOf,
+    readSecret?: SecretReader,
   ) {
-    this.transport = new Transport({ ...config, closed: this.#closed.signal, platform });
-    this.#stream = streamConnection(this.transport, config, platform, {
-      resumeAfter: () => (this.snapshot.revision >= 0 ? this.snapshot.revision : undefined),
+    this.#readSecret = readSecret;
+    this.transport = new Transport(config, this.#closed.signal, init);
+    this.#stream = streamConnection(this.transport, config, {
+      revision: () => this.snapshot.revision,
       onEvents: (events) => this.#onStreamEvents(events),
       onState: (connected) => this.#onStreamState(connected),
       onError: (error) => this.#failed(error),
@@ -149,7 +136,7 @@ export abstract class CachedClient {
    *   {@link ServiceError} for network or protocol failures. The cache is kept either way.
    */
   sync(): Promise<void> {
-    if (this.#closed.signal.aborted) return Promise.reject(closedError());
+    if (this.closed) return Promise.reject(closedError());
     if (!this.#syncRunning) return this.#startSync();
     return (this.#syncQueued ??= this.#syncRunning
       .catch(() => {})
@@ -184,7 +171,7 @@ export abstract class CachedClient {
    * backoff; a 401 or 404 stops it until the next `connectStream()`.
    */
   connectStream(): void {
-    if (this.#closed.signal.aborted) throw closedError();
+    if (this.closed) throw closedError();
     this.#streamWanted = true;
     if (!this.#paused) this.#stream.start();
   }
@@ -202,7 +189,7 @@ export abstract class CachedClient {
   close(): Promise<void> {
     return (this.#closing ??= (async () => {
       this.#closed.abort();
-      this.scheduleTtl();
+      this.#scheduleTtl();
       await this.#stream.stop();
       this.onClose();
       this.#listeners.clear();
@@ -225,9 +212,8 @@ export abstract class CachedClient {
 
   /** Takes a snapshot that did not come from this client's sync (a server-rendered bootstrap). */
   protected adopt(snapshot: Snapshot): void {
-    this.snapshot = snapshot;
+    this.#replace(snapshot, 'sync');
     this.#freshAt = Date.now();
-    this.#setStatus({ ready: true });
   }
 
   /**
@@ -237,7 +223,7 @@ export abstract class CachedClient {
    */
   protected pause(paused: boolean): Promise<void> {
     this.#paused = paused;
-    this.scheduleTtl();
+    this.#scheduleTtl();
     if (!paused && this.#streamWanted) this.#stream.start();
     return paused ? this.#stream.stop() : Promise.resolve();
   }
@@ -252,9 +238,9 @@ export abstract class CachedClient {
   /** A sync in the background: a failure is logged and kept as the status's error. */
   protected backgroundSync(reason: string): Promise<void> {
     return this.sync().catch((error: unknown) => {
-      if (this.#closed.signal.aborted) return;
+      if (this.closed) return;
       this.#resyncPending = true;
-      this.scheduleTtl();
+      this.#scheduleTtl();
       const message = `background sync (${reason}) failed: ${describe(error)}`;
       if (error instanceof ServiceQuarantinedError) this.config.logger.info(message);
       else this.config.logger.error(message, error);
@@ -265,76 +251,61 @@ export abstract class CachedClient {
    * Plans the next background sync: a time-to-live after the cache was last known current while
    * no stream is connected, or a sync the stream asked for that had to wait (quarantine).
    */
-  protected scheduleTtl(): void {
+  #scheduleTtl(): void {
     clearTimeout(this.#ttlTimer);
-    this.#ttlTimer = undefined;
-    if (this.#closed.signal.aborted || this.#paused) return;
+    if (this.closed || this.#paused) return;
     if (this.#status.streamConnected && !this.#resyncPending) return;
     const due = Math.max(this.#freshAt + this.config.cacheTtlMs, this.#quarantinedUntil);
+    // A time already past runs at once (a negative delay is 0).
     this.#ttlTimer = unrefTimer(
-      setTimeout(
-        () => {
-          this.#ttlTimer = undefined;
-          if (!this.#syncRunning) void this.backgroundSync('time-to-live');
-        },
-        Math.max(0, due - Date.now()),
-      ),
+      setTimeout(() => {
+        if (!this.#syncRunning) void this.backgroundSync('time-to-live');
+      }, due - Date.now()),
     );
   }
 
   // ---- internals ----
 
   #startSync(): Promise<void> {
-    const running = this.#fetchSnapshot()
+    return (this.#syncRunning = this.#fetchSnapshot()
       .catch((error: unknown) => {
+        // The server's quarantine (the local refusal has no HTTP status): no request until it ends.
+        if (error instanceof ServiceQuarantinedError && error.status) {
+          this.#quarantinedUntil = Date.now() + error.retryAfter * 1000;
+          this.config.logger.info(`sync: quarantined for ${error.retryAfter} s`);
+        }
         this.#failed(error);
         throw error;
       })
       .finally(() => {
-        if (this.#syncRunning === running) this.#syncRunning = undefined;
+        // (A queued sync starts only after this.)
+        this.#syncRunning = undefined;
         this.#freshAt = Date.now();
-        this.scheduleTtl();
-      });
-    return (this.#syncRunning = running);
+        this.#scheduleTtl();
+      }));
   }
 
   async #fetchSnapshot(): Promise<void> {
     const { logger } = this.config;
     const waitS = Math.ceil((this.#quarantinedUntil - Date.now()) / 1000);
     if (waitS > 0) {
-      throw new ServiceQuarantinedError(`sync: quarantined for another ${waitS} s`, {
-        status: 429,
-        code: 'sync_quarantined',
-        retryAfter: waitS,
-      });
+      throw new ServiceQuarantinedError(`sync: quarantined for ${waitS} s`, { retryAfter: waitS });
     }
-    const batchesBefore = this.#streamBatches;
-    // Snapshots over 1 KiB come gzip-encoded then (fetch decodes; browsers set their own).
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'accept-encoding': 'gzip',
-    };
-    if (this.#etag) headers['if-none-match'] = this.#etag;
-    const response = await this.transport.send('/v1/sync', { headers });
-    if (response.status === 304) {
-      await response.body?.cancel();
-      logger.debug(`sync: 304 (revision ${this.snapshot.revision})`);
-    } else if (!response.ok) {
-      const error = await errorOf(response, 'sync');
-      if (error instanceof ServiceQuarantinedError) {
-        this.#quarantinedUntil = Date.now() + error.retryAfter * 1000;
-        logger.info(`sync: quarantined for ${error.retryAfter} s`);
-      }
-      throw error;
-    } else {
-      const next = parseSnapshot(await this.transport.json(response, 'sync'));
+    // Syncs run one at a time: only the stream can change the cache while this one runs.
+    const before = this.snapshot;
+    const response = await this.transport.send('/v1/sync', 'sync', {
+      headers: this.#etag ? { 'if-none-match': this.#etag } : {},
+    });
+    // A 304 (no body) confirms the cache.
+    if (response.status !== 304) {
+      const next = parseSnapshot(await readJson(response, 'sync'), this.#readSecret);
       // Unless the stream brought newer changes while this answer was on its way: keep them.
-      if (this.#streamBatches === batchesBefore || next.revision >= this.snapshot.revision) {
-        this.#etag = response.headers.get('etag') ?? undefined;
+      if (this.snapshot === before || next.revision >= this.snapshot.revision) {
+        this.#etag = response.headers.get('etag');
         this.#replace(next, 'sync');
-        logger.debug(`sync: revision ${next.revision}`);
       }
     }
+    logger.debug(`sync: ${response.status}, revision ${this.snapshot.revision}`);
     this.#resyncPending = false;
     this.#setStatus({ syncedAt: new Date(), error: null });
   }
@@ -368,23 +339,22 @@ export abstract class CachedClient {
     const { logger } = this.config;
     let pending: ItemChange[] = [];
     const flush = () => {
-      const fresh = pending.filter((change) => change.revision >= this.snapshot.revision);
+      const next = applyChanges(this.snapshot, pending);
       pending = [];
-      if (fresh.length === 0) return;
-      this.#streamBatches++;
-      this.#replace(applyChanges(this.snapshot, fresh), 'stream');
-      logger.debug(`stream: ${fresh.length} changes, revision ${this.snapshot.revision}`);
+      if (next === this.snapshot) return;
+      this.#replace(next, 'stream');
+      logger.debug(`stream: revision ${next.revision}`);
     };
     for (const { event, data } of events) {
       if (event === 'change') {
         try {
-          pending.push(parseChange(data));
+          pending.push(parseChange(data, this.#readSecret));
         } catch (error) {
-          logger.error('stream: malformed change ignored', error);
+          logger.error('stream: change ignored', error);
         }
       } else if (event === 'resync') {
         flush();
-        if (revisionOf(data) !== this.snapshot.revision) {
+        if (resyncRevision(data) !== this.snapshot.revision) {
           void this.backgroundSync('resync');
         }
       }
@@ -398,34 +368,6 @@ export abstract class CachedClient {
     this.#setStatus(
       connected ? { streamConnected: true, error: null } : { streamConnected: false },
     );
-    this.scheduleTtl();
-  }
-}
-
-function subscribe<T>(listeners: Set<T>, listener: T): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-/** Calls each listener; one that throws is logged and the others still run. */
-function notify<T>(
-  listeners: Set<(value: T) => void>,
-  value: T,
-  logger: ResolvedCommon['logger'],
-): void {
-  for (const listener of listeners) {
-    try {
-      listener(value);
-    } catch (error) {
-      logger.error('a listener threw', error);
-    }
-  }
-}
-
-function revisionOf(data: string): unknown {
-  try {
-    return (JSON.parse(data) as { revision?: unknown }).revision;
-  } catch {
-    return undefined;
+    this.#scheduleTtl();
   }
 }

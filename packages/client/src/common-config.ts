@@ -76,9 +76,7 @@ export function resolveCommon(
   fallbackLogger: () => ServiceLogger,
   checkKey: (apiKey: string) => KeyType | undefined = keyTypeOf,
 ): ResolvedCommon {
-  if (typeof config !== 'object' || config === null) {
-    throw new TypeError('config must be an object');
-  }
+  // No config at all: destructuring it is the TypeError.
   const {
     apiKey,
     stream = true,
@@ -88,15 +86,11 @@ export function resolveCommon(
   } = config;
   const key = typeof apiKey === 'string' ? apiKey.trim() : '';
   const keyType = checkKey(key);
-  if (keyType === undefined) {
-    throw new TypeError('apiKey is not a valid svs_ or svp_ key');
-  }
-  if (typeof fetch !== 'function') throw new TypeError('fetch must be a function');
-  if (typeof stream !== 'boolean') throw new TypeError('stream must be a boolean');
+  if (keyType === undefined) throw new TypeError('apiKey is not a valid svs_ or svp_ key');
+  must(typeof fetch === 'function', 'fetch', 'a function');
+  must(typeof stream === 'boolean', 'stream', 'a boolean');
   for (const method of ['debug', 'info', 'error'] as const) {
-    if (typeof logger?.[method] !== 'function') {
-      throw new TypeError(`logger.${method} must be a function`);
-    }
+    must(typeof logger?.[method] === 'function', `logger.${method}`, 'a function');
   }
   return {
     baseUrl: resolveBaseUrl(config.baseUrl),
@@ -110,6 +104,11 @@ export function resolveCommon(
   };
 }
 
+/** The `TypeError` of a setting that is not what it must be (its value is never echoed). */
+export function must(ok: unknown, setting: string, what: string): asserts ok {
+  if (!ok) throw new TypeError(`${setting} must be ${what}`);
+}
+
 function resolveBaseUrl(raw: unknown): string {
   let url: URL | undefined;
   try {
@@ -117,14 +116,13 @@ function resolveBaseUrl(raw: unknown): string {
   } catch {
     // Not a URL: refused below.
   }
-  if (
-    typeof raw !== 'string' ||
-    !/^https?:$/.test(url?.protocol ?? '') ||
-    url!.search + url!.hash + url!.username + url!.password !== ''
-  ) {
-    // The value itself is not echoed: it may carry credentials.
-    throw new TypeError('baseUrl must be an http(s) URL without credentials, query or fragment');
-  }
+  must(
+    typeof raw === 'string' &&
+      /^https?:$/.test(url?.protocol ?? '') &&
+      url!.search + url!.hash + url!.username + url!.password === '',
+    'baseUrl',
+    'an http(s) URL without credentials, query or fragment',
+  );
   return url!.href.replace(/\/+$/, '');
 }
 
@@ -138,9 +136,11 @@ function durations<T extends Record<string, number>>(
   for (const name in defaults) {
     const value = given[name];
     if (value === undefined) continue;
-    if (typeof value !== 'number' || !(value > 0 && value < Infinity)) {
-      throw new TypeError(`${prefix}${name} must be a positive number (ms)`);
-    }
+    must(
+      typeof value === 'number' && value > 0 && value < Infinity,
+      prefix + name,
+      'a positive number (ms)',
+    );
     resolved[name] = value as T[typeof name];
   }
   return resolved;

@@ -1,6 +1,7 @@
 /** `POST /v1/flags/evaluate-ab`: flags evaluated for one user, always over the network. */
-import { ServiceError } from './errors.ts';
-import { errorOf, type Transport } from './transport.ts';
+import { offContract } from './errors.ts';
+import { isObject } from './snapshot.ts';
+import { readJson, type Transport } from './transport.ts';
 
 /**
  * The server's results for `keys`; a `TypeError` for bad arguments (no request), a client
@@ -16,26 +17,18 @@ export async function evaluateAB(
     !Array.isArray(keys) ||
     keys.some((key) => typeof key !== 'string') ||
     typeof userId !== 'string' ||
-    typeof attributes !== 'object' ||
-    !attributes ||
-    Array.isArray(attributes)
+    !isObject(attributes)
   ) {
-    throw new TypeError('evaluateAB takes keys: string[], userId: string, attributes: object');
+    throw new TypeError('evaluateAB(keys: string[], userId: string, attributes?: object)');
   }
-  const response = await transport.send('/v1/flags/evaluate-ab', {
+  const response = await transport.send('/v1/flags/evaluate-ab', 'evaluateAB', {
     method: 'POST',
-    headers: { accept: 'application/json' },
     body: { flags: keys, user_id: userId, attributes },
   });
-  if (!response.ok) throw await errorOf(response, 'evaluateAB');
-  const body = await transport.json(response, 'evaluateAB');
+  const body = await readJson(response, 'evaluateAB');
   const results = (body as { results?: unknown } | null)?.results;
-  if (
-    typeof results !== 'object' ||
-    results === null ||
-    !Object.values(results).every((v) => typeof v === 'boolean')
-  ) {
-    throw new ServiceError('evaluateAB: the answer has no results');
+  if (!isObject(results) || !Object.values(results).every((v) => typeof v === 'boolean')) {
+    throw offContract('evaluateAB: results');
   }
   return results as Record<string, boolean>;
 }

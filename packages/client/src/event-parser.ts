@@ -15,40 +15,36 @@ export interface StreamEvent {
 const MAX_EVENT_CHARS = 8 * 1024 * 1024;
 
 /**
- * A parser that calls `onEvent` for each complete event of the chunks it is fed. `data` lines
- * join with "\n"; a blank line ends an event, which is dispatched only when it had data;
- * comments (`: keep-alive`), `id`, `retry` and unknown fields are ignored (the client resumes
- * by revision and keeps its own reconnect delays). Throws when one event grows past 8 Mi
- * characters.
+ * A parser fed the stream's text in chunks split anywhere: each call returns the events that the
+ * chunk completed. `data` lines join with "\n"; a blank line ends an event, which counts only
+ * when it had data; comments (`: keep-alive`), `id`, `retry` and unknown fields are ignored (the
+ * client resumes by revision and keeps its own reconnect delays). Throws when one event grows
+ * past 8 Mi characters.
  */
-export function createEventParser(onEvent: (event: StreamEvent) => void): (chunk: string) => void {
+export function createEventParser(): (chunk: string) => StreamEvent[] {
   let pending = '';
   let type: string | undefined;
-  let data: string[] = [];
-  let size = 0;
+  let data: string | undefined;
   return (chunk) => {
-    const text = pending + chunk;
-    // A CR that ends the text may be the first half of a CRLF: keep it for the next chunk.
-    const held = text.endsWith('\r') ? 1 : 0;
-    const lines = text.slice(0, text.length - held).split(/\r\n|\r|\n/);
-    pending = lines.pop()! + text.slice(text.length - held);
+    const events: StreamEvent[] = [];
+    // Complete lines only: the last piece waits for more, and so does a CR that ends the text
+    // (it may be the first half of a CRLF).
+    const lines = (pending + chunk).split(/\r\n|\r(?!$)|\n/);
+    pending = lines.pop()!;
     for (const line of lines) {
       if (line === '') {
-        if (data.length > 0) onEvent({ event: type, data: data.join('\n') });
-        type = undefined;
-        data = [];
-        size = 0;
+        if (data !== undefined) events.push({ event: type, data });
+        type = data = undefined;
       } else {
         // `field: value`, `field:value` or a bare `field`; a comment has an empty field name.
         const [, field, value] = /^([^:]*):? ?(.*)$/s.exec(line)!;
         if (field === 'event') type = value || undefined;
-        if (field === 'data') {
-          data.push(value!);
-          size += value!.length;
-        }
+        if (field === 'data') data = data === undefined ? value : `${data}\n${value}`;
       }
     }
-    if (size + pending.length > MAX_EVENT_CHARS)
+    if (pending.length + (data?.length ?? 0) > MAX_EVENT_CHARS) {
       throw new Error('stream: an event over 8 Mi characters');
+    }
+    return events;
   };
 }

@@ -9,7 +9,7 @@ export type {
   SecretWriteResult,
   SetSecretOptions,
 } from './service-client.ts';
-export type { ServiceStatus } from './cached-client.ts';
+export type { ServiceStatus } from './client-status.ts';
 export type { ReconnectOptions, ServiceConfig } from './config.ts';
 export type { KeyType } from './api-key.ts';
 export type {
@@ -19,17 +19,10 @@ export type {
 } from './identity/workload-identity.ts';
 export type { Change, ItemKind, JsonValue } from './snapshot.ts';
 export { defaultLogger, silentLogger, type ServiceLogger } from './logger.ts';
+export * from './entry-errors.ts';
 export {
-  ServiceAbAddonNotAvailableError,
-  ServiceBillingError,
-  ServiceError,
-  ServiceInitError,
-  ServiceNotFoundError,
   ServicePublicKeyError,
-  ServiceQuarantinedError,
   ServiceRateLimitedError,
   ServiceSecretNotFoundError,
-  ServiceUnauthorizedError,
   type RetryAfterDetails,
-  type ServiceErrorDetails,
 } from './errors.ts';

@@ -15,29 +15,24 @@ interface Page extends EventTarget {
 
 const page = globalThis as unknown as Page;
 
-export interface PageHandlers {
-  /** The page was shown again. */
-  visible(): void;
-  /** The page was hidden (another tab, a minimized window, a locked screen). */
-  hidden(): void;
-  /** The browser is back online. */
-  online(): void;
-}
-
 /** True while the page is hidden; false where there is no page. */
 export function pageHidden(): boolean {
   return page.document?.visibilityState === 'hidden';
 }
 
-/** Follows the page's events; returns the function that stops following them. */
-export function watchPage(handlers: PageHandlers): () => void {
+/**
+ * Follows the page's events: `visibility` with {@link pageHidden} when the page is shown or
+ * hidden (another tab, a minimized window, a locked screen), `online` when the browser is back
+ * online. Returns the function that stops following them.
+ */
+export function watchPage(visibility: (hidden: boolean) => void, online: () => void): () => void {
   const { document } = page;
   if (!document) return () => {};
-  const visibility = () => (pageHidden() ? handlers.hidden() : handlers.visible());
-  document.addEventListener('visibilitychange', visibility);
-  page.addEventListener('online', handlers.online);
+  const onVisibility = () => visibility(pageHidden());
+  document.addEventListener('visibilitychange', onVisibility);
+  page.addEventListener('online', online);
   return () => {
-    document.removeEventListener('visibilitychange', visibility);
-    page.removeEventListener('online', handlers.online);
+    document.removeEventListener('visibilitychange', onVisibility);
+    page.removeEventListener('online', online);
   };
 }

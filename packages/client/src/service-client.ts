@@ -15,15 +15,16 @@ import {
   ServiceRateLimitedError,
   ServiceSecretNotFoundError,
   ServiceUnauthorizedError,
+  type RetryAfterDetails,
 } from './errors.ts';
 import { FileSecrets } from './file-secrets.ts';
 import type { MintedKey } from './identity/exchange.ts';
 import { KeyRefresher } from './identity/key-refresher.ts';
 import { checkConfig } from './schema-check.ts';
-import type { Snapshot } from './snapshot.ts';
-import { errorOf, retryAfterSeconds, USER_AGENT, type Operation } from './transport.ts';
+import { readSecret, type Snapshot } from './snapshot.ts';
+import { readJson, USER_AGENT, type RequestOptions } from './transport.ts';
 
-export type { ChangeListener, ChangeSet } from './cached-client.ts';
+export type { ChangeListener, ChangeSet } from './client-status.ts';
 
 /** The answer to a successful {@link ServiceClient.setSecret}. */
 export interface SecretWriteResult {
@@ -44,11 +45,16 @@ export interface SetSecretOptions {
   expectedVersion?: number;
 }
 
-/** How the Node entry's requests differ from a browser's. */
-const NODE_PLATFORM = {
-  headers: { 'user-agent': USER_AGENT },
-  streamHeaders: { 'cache-control': 'no-cache' },
-  init: {},
+/** What the Node entry's requests add: its name, and no cache between it and the service. */
+const NODE_INIT = {
+  headers: {
+    'user-agent': USER_AGENT,
+    // No cache between the client and the service: the stream must not be buffered.
+    'cache-control': 'no-cache',
+    // Snapshots over 1 KiB come gzip-encoded then, which fetch decodes. (Browsers choose the
+    // encodings themselves: the header is theirs.)
+    'accept-encoding': 'gzip',
+  },
 };
 
 /**
@@ -75,7 +81,7 @@ export class ServiceClient extends CachedClient implements AsyncDisposable {
     config: ResolvedConfig,
     private readonly refresher?: KeyRefresher,
   ) {
-    super(config, NODE_PLATFORM);
+    super(config, NODE_INIT, readSecret);
     this.files = new FileSecrets(config.secretFilesDir, config.logger);
   }
 
@@ -212,14 +218,12 @@ export class ServiceClient extends CachedClient implements AsyncDisposable {
     ) {
       throw new TypeError('expectedVersion must be a non-negative integer');
     }
-    const response = await this.transport.send(`/v1/secrets/${encodeURIComponent(key)}`, {
+    const response = await this.write('setSecret', `/v1/secrets/${encodeURIComponent(key)}`, {
       method: 'PUT',
-      headers: { accept: 'application/json' },
       body:
         expectedVersion === undefined ? { value } : { value, expected_version: expectedVersion },
     });
-    await this.expectOk(response, 'write');
-    const body = (await this.transport.json(response, 'setSecret')) as Record<string, unknown>;
+    const body = (await readJson(response, 'setSecret')) as Record<string, unknown>;
     if (typeof body?.version !== 'number') {
       throw new ServiceError('setSecret: the answer has no version');
     }
@@ -235,10 +239,9 @@ export class ServiceClient extends CachedClient implements AsyncDisposable {
   async deleteSecret(key: string): Promise<void> {
     this.requireSecretKey('deleteSecret');
     checkKey(key);
-    const response = await this.transport.send(`/v1/secrets/${encodeURIComponent(key)}`, {
+    const response = await this.write('deleteSecret', `/v1/secrets/${encodeURIComponent(key)}`, {
       method: 'DELETE',
     });
-    await this.expectOk(response, 'write');
     await response.body?.cancel();
   }
 
@@ -255,11 +258,11 @@ export class ServiceClient extends CachedClient implements AsyncDisposable {
     if (!Number.isSafeInteger(version) || version < 1) {
       throw new TypeError('version must be a positive integer');
     }
-    const response = await this.transport.send(
+    const response = await this.write(
+      'deleteSecretVersion',
       `/v1/secrets/${encodeURIComponent(key)}/versions/${version}`,
       { method: 'DELETE' },
     );
-    await this.expectOk(response, 'write');
     await response.body?.cancel();
   }
 
@@ -303,7 +306,7 @@ export class ServiceClient extends CachedClient implements AsyncDisposable {
    * After a refused key, a client without a stream syncs.
    */
   private async useKey(key: MintedKey, refused: boolean): Promise<void> {
-    this.transport.rekey(key.key);
+    // The transport reads the key from the config at each request.
     Object.assign(this.config, { apiKey: key.key, keyType: key.keyType });
     if (this.closed) return;
     if (!this.streamWanted) {
@@ -318,17 +321,20 @@ export class ServiceClient extends CachedClient implements AsyncDisposable {
     if (this.config.keyType === 'pk') throw new ServicePublicKeyError(operation);
   }
 
-  /** A write's failure: as any answer's, plus a public key refused and the write rate limit. */
-  private async expectOk(response: Response, operation: Operation): Promise<void> {
-    if (response.ok) return;
-    const error = await errorOf(response, operation);
-    if (error.code === 'public_key_forbidden') throw new ServicePublicKeyError(operation);
-    if (error.status !== 429) throw error;
-    throw new ServiceRateLimitedError(error.message, {
-      status: 429,
-      code: error.code,
-      retryAfter: retryAfterSeconds(response.headers.get('retry-after')),
-    });
+  /**
+   * Sends a write of `operation`. Fails as any request (a 429 is a
+   * {@link ServiceRateLimitedError}), except that a public key refused is a
+   * {@link ServicePublicKeyError}.
+   */
+  private async write(operation: string, path: string, request: RequestOptions): Promise<Response> {
+    try {
+      return await this.transport.send(path, 'write', request);
+    } catch (error) {
+      const { code, status, message } = error as ServiceError;
+      if (code === 'public_key_forbidden') throw new ServicePublicKeyError(operation);
+      if (status === 429) throw new ServiceRateLimitedError(message, error as RetryAfterDetails);
+      throw error;
+    }
   }
 }
 

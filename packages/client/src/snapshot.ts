@@ -4,7 +4,7 @@
  * reference, so a reader never sees half of an update. The three kinds of item are handled by
  * the same code, each with its own value check.
  */
-import { ServiceError } from './errors.ts';
+import { offContract } from './errors.ts';
 
 /** Any JSON value, as a config holds it. */
 export type JsonValue =
@@ -46,10 +46,20 @@ export interface ItemChange {
 const FIELDS = { config: 'configs', flag: 'flags', secret: 'secrets' } as const;
 const KINDS = Object.keys(FIELDS) as ItemKind[];
 
-/** Reads a `/v1/sync` body; a {@link ServiceError} when it is not the contract's shape. */
-export function parseSnapshot(body: unknown): Snapshot {
+/**
+ * Checks a secret's fields and gives the cache's entry, or `undefined` when they do not fit.
+ * Only the Node entry reads secrets: a browser's client (a public key) has no reader, so a
+ * secret in its snapshot or stream is off the contract.
+ */
+export type SecretReader = (value: unknown) => SecretEntry | undefined;
+
+/**
+ * Reads a `/v1/sync` body (secrets with `readSecret`); a `ServiceError` when it is not the
+ * contract's shape.
+ */
+export function parseSnapshot(body: unknown, readSecret?: SecretReader): Snapshot {
   if (!isObject(body) || !Number.isSafeInteger(body.revision)) {
-    throw offContract('sync: the snapshot', 'no integer revision');
+    throw offContract('sync: revision');
   }
   const snapshot: Record<string, unknown> = { revision: body.revision };
   for (const kind of KINDS) {
@@ -58,12 +68,11 @@ export function parseSnapshot(body: unknown): Snapshot {
     const map = new Map<string, ItemValue>();
     // Public keys' snapshots have no secrets at all.
     if (items !== undefined || kind !== 'secret') {
-      if (!isObject(items)) throw offContract('sync: the snapshot', `${field} is not an object`);
+      if (!isObject(items)) throw offContract(`sync: ${field}`);
       // for…in over JSON.parse output (plain objects, own keys only): no entry arrays for 10k items.
       for (const key in items) {
-        const value = itemValue(kind, items[key]);
-        if (value === undefined)
-          throw offContract('sync: the snapshot', `${kind} ${key} is malformed`);
+        const value = itemValue(kind, items[key], readSecret);
+        if (value === undefined) throw offContract(`sync: ${kind} ${key}`);
         map.set(key, value);
       }
     }
@@ -72,23 +81,20 @@ export function parseSnapshot(body: unknown): Snapshot {
   return snapshot as unknown as Snapshot;
 }
 
-/** Reads the `data:` of a `change` event; a {@link ServiceError} for any other shape. */
-export function parseChange(data: string): ItemChange {
-  let event: unknown;
-  try {
-    event = JSON.parse(data);
-  } catch {
-    // Refused below, as any other shape.
-  }
+/**
+ * Reads the `data:` of a `change` event; a `ServiceError` for any other shape (a `SyntaxError`
+ * when it is not JSON).
+ */
+export function parseChange(data: string, readSecret?: SecretReader): ItemChange {
+  const event: unknown = JSON.parse(data);
   const { revision, kind, key, op } = isObject(event) ? event : {};
   if (
     typeof revision !== 'number' ||
-    typeof kind !== 'string' ||
-    !Object.hasOwn(FIELDS, kind) ||
+    !KINDS.includes(kind as ItemKind) ||
     typeof key !== 'string' ||
     (op !== 'upsert' && op !== 'delete')
   ) {
-    throw offContract('stream: a change event', 'no revision, kind, key or op');
+    throw offContract('stream: change');
   }
   const change: ItemChange = { revision, kind: kind as ItemKind, key, op };
   if (op === 'delete') return change;
@@ -96,18 +102,31 @@ export function parseChange(data: string): ItemChange {
   change.value = itemValue(
     change.kind,
     kind === 'secret' ? event : (event as { value?: unknown }).value,
+    readSecret,
   );
-  if (change.value === undefined)
-    throw offContract('stream: a change event', `${kind} ${key} is malformed`);
+  if (change.value === undefined) throw offContract(`stream: ${kind} ${key}`);
   return change;
 }
 
-/** A new snapshot with `changes` applied (each map copied at most once). */
+/** The revision in the `data:` of a `resync` event, or `undefined` when it has none. */
+export function resyncRevision(data: string): unknown {
+  try {
+    return (JSON.parse(data) as { revision?: unknown }).revision;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A new snapshot with the `changes` applied (each map copied at most once), or `snapshot` itself
+ * when each of them is older than it (a replay after a reconnect: the cache has them already).
+ */
 export function applyChanges(snapshot: Snapshot, changes: readonly ItemChange[]): Snapshot {
   const next: Record<string, unknown> = { ...snapshot };
   const copied = new Set<ItemKind>();
   let revision = snapshot.revision;
   for (const { kind, key, op, value, revision: changed } of changes) {
+    if (changed < snapshot.revision) continue;
     revision = Math.max(revision, changed);
     const field = FIELDS[kind];
     if (!copied.has(kind)) {
@@ -119,7 +138,7 @@ export function applyChanges(snapshot: Snapshot, changes: readonly ItemChange[])
     else map.set(key, value);
   }
   next.revision = revision;
-  return next as unknown as Snapshot;
+  return copied.size > 0 ? (next as unknown as Snapshot) : snapshot;
 }
 
 /** One changed item, as change listeners see it (read the new value from the client). */
@@ -140,8 +159,8 @@ export function diff(before: Snapshot, after: Snapshot): Change[] {
     const now = after[FIELDS[kind]] as ReadonlyMap<string, ItemValue>;
     if (was === now) continue;
     for (const [key, value] of now) {
-      if (!was.has(key) || !jsonEqual(was.get(key)!, value))
-        changes.push({ kind, key, op: 'upsert' });
+      // Values are never `undefined`: one that was not there differs.
+      if (!jsonEqual(was.get(key), value)) changes.push({ kind, key, op: 'upsert' });
     }
     for (const key of was.keys()) {
       if (!now.has(key)) changes.push({ kind, key, op: 'delete' });
@@ -160,9 +179,18 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /** An item's value checked for its kind, or `undefined` when it does not fit. */
-function itemValue(kind: ItemKind, value: unknown): ItemValue | undefined {
+function itemValue(
+  kind: ItemKind,
+  value: unknown,
+  readSecret: SecretReader | undefined,
+): ItemValue | undefined {
   if (kind === 'config') return value === undefined ? undefined : deepFreeze(value);
   if (kind === 'flag') return typeof value === 'boolean' ? value : undefined;
+  return readSecret?.(value);
+}
+
+/** The Node entry's {@link SecretReader}. */
+export const readSecret: SecretReader = (value) => {
   if (!isObject(value)) return undefined;
   const { value: plaintext, type, version, file_name: fileName } = value;
   const valid =
@@ -171,21 +199,21 @@ function itemValue(kind: ItemKind, value: unknown): ItemValue | undefined {
     typeof version === 'number' &&
     (fileName === undefined || typeof fileName === 'string');
   return valid ? { value: plaintext, type, version, fileName } : undefined;
-}
+};
 
-/** Config values are shared with callers: frozen, so no caller can change the cache. */
+/**
+ * Config values are shared with callers: frozen, so no caller can change the cache. (Primitives
+ * and `null` count as frozen.)
+ */
 function deepFreeze(value: unknown): JsonValue {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+  if (!Object.isFrozen(value)) {
+    for (const key in value as object) deepFreeze((value as Record<string, unknown>)[key]);
     Object.freeze(value);
   }
   return value as JsonValue;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not an array, not null). */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function offContract(what: string, reason: string): ServiceError {
-  return new ServiceError(`${what} is off the contract: ${reason}`);
 }

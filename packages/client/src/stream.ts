@@ -1,18 +1,18 @@
 /**
  * The change stream: `GET /v1/stream` read with `fetch` and a small event parser, so the client
  * sets its own headers (`Last-Event-ID`) and notices silence itself. It reconnects with backoff
- * until stopped; a 401 or 404 stops it for good.
+ * until stopped; a 401 or 404 stops it until the next start.
  */
 import { Backoff } from './backoff.ts';
 import type { ResolvedCommon } from './common-config.ts';
-import { describe, ServiceNotFoundError, ServiceUnauthorizedError } from './errors.ts';
+import { describe, offContract, ServiceNotFoundError, ServiceUnauthorizedError } from './errors.ts';
 import { createEventParser, type StreamEvent } from './event-parser.ts';
 import { unrefTimer, type Timer } from './timers.ts';
-import { errorOf, type RequestPlatform, type Transport } from './transport.ts';
+import type { Transport } from './transport.ts';
 
 export interface StreamHandlers {
-  /** The revision to resume after (sent as `Last-Event-ID`), or undefined. */
-  resumeAfter(): number | undefined;
+  /** The cache's revision: the stream resumes after it (`Last-Event-ID`) unless it is -1. */
+  revision(): number;
   /** The events of one received chunk, in order. */
   onEvents(events: readonly StreamEvent[]): void;
   /** The stream became connected (true) or stopped being connected (false). */
@@ -31,150 +31,122 @@ export interface StreamConnection {
   stop(): Promise<void>;
 }
 
-/** Why a connection was aborted. */
-type Ending = 'silence' | 'stopped';
-
-/** One start-to-stop run of the connect loop; a restart gets a fresh one. */
-interface Run {
-  active: boolean;
-  controller?: AbortController;
-  wake?: () => void;
-  done?: Promise<void>;
-}
-
 export function streamConnection(
   transport: Transport,
   { logger, reconnect }: ResolvedCommon,
-  platform: RequestPlatform,
   handlers: StreamHandlers,
 ): StreamConnection {
   const backoff = new Backoff(reconnect);
-  let run: Run | undefined;
+  /** The current start-to-stop run of the loop: `stop()` (or a 401 or 404) aborts it. */
+  let run: AbortController | undefined;
+  let done = Promise.resolve();
+  /** Ends the wait between two attempts. */
+  let wake: (() => void) | undefined;
 
-  /**
-   * One connection, from request to its end. `ended-long`: the server closed a connection that
-   * lasted long enough (its maximum age): reconnect at once.
-   */
-  async function connect(run: Run): Promise<'ended' | 'ended-long' | 'fatal'> {
-    const controller = (run.controller = new AbortController());
-    const { signal } = controller;
-    const headers: Record<string, string> = {
-      accept: 'text/event-stream',
-      ...platform.streamHeaders,
-    };
-    const resumeAfter = handlers.resumeAfter();
-    if (resumeAfter !== undefined) headers['last-event-id'] = String(resumeAfter);
+  /** One connection, from request to its end; resolves with how long it was connected. */
+  async function connect(running: AbortSignal): Promise<number> {
+    const silence = new AbortController();
+    const signal = AbortSignal.any([running, silence.signal]);
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    const revision = handlers.revision();
+    if (revision >= 0) headers['last-event-id'] = String(revision);
     // The time limit covers the answer's head too: a server that never answers is silent.
     // Re-armed on every chunk (browsers' timers have no `refresh()`).
-    let silence: Timer | undefined;
+    let timer: Timer | undefined;
     const listen = () => {
-      clearTimeout(silence);
-      silence = unrefTimer(
-        setTimeout(() => controller.abort('silence' satisfies Ending), reconnect.silenceTimeoutMs),
-      );
+      clearTimeout(timer);
+      timer = unrefTimer(setTimeout(() => silence.abort(), reconnect.silenceTimeoutMs));
     };
     listen();
     let connectedAt: number | undefined;
     try {
-      const response = await transport.send('/v1/stream', { headers, signal });
-      if (!response.ok) {
-        const error = await errorOf(response, 'stream');
-        if (!(error instanceof ServiceUnauthorizedError || error instanceof ServiceNotFoundError)) {
-          throw error;
-        }
-        logger.error(`stream refused, not reconnecting: ${error.message}`, error);
-        handlers.onError(error);
-        return 'fatal';
-      }
+      const response = await transport.send('/v1/stream', 'stream', { headers, signal });
       const contentType = response.headers.get('content-type') ?? '';
-      if (!contentType.startsWith('text/event-stream') || !response.body) {
-        await response.body?.cancel();
-        throw new Error(`stream: unexpected content type "${contentType}"`);
+      // (A 2xx answer of this type has a body.)
+      if (!contentType.startsWith('text/event-stream')) {
+        throw offContract(`stream: content-type ${contentType}`);
       }
       connectedAt = Date.now();
       handlers.onState(true);
       logger.info('stream connected');
 
-      const batch: StreamEvent[] = [];
-      const feed = createEventParser((event) => batch.push(event));
+      const parse = createEventParser();
       const decoder = new TextDecoder();
-      const reader = response.body.getReader();
+      const reader = response.body!.getReader();
       // Cancel the body ourselves on abort: fetch may no longer link the signal to a body whose
       // Response object was garbage-collected, and a pending read would then wait for the server.
       signal.addEventListener('abort', () => void reader.cancel(signal.reason).catch(() => {}));
       for (;;) {
         const { done, value } = await reader.read();
         if (signal.aborted) throw signal.reason;
-        if (done) break;
+        if (done) return Date.now() - connectedAt;
         listen();
-        feed(decoder.decode(value, { stream: true }));
-        if (batch.length > 0) handlers.onEvents(batch.splice(0));
+        const events = parse(decoder.decode(value, { stream: true }));
+        if (events.length > 0) handlers.onEvents(events);
       }
-      const lasted = Date.now() - connectedAt;
-      backoff.connectionEnded(lasted);
-      return lasted >= reconnect.resetAfterMs ? 'ended-long' : 'ended';
     } catch (error) {
-      if (connectedAt !== undefined) backoff.connectionEnded(Date.now() - connectedAt);
-      if (signal.reason === 'silence') {
-        throw new Error(`no data for ${reconnect.silenceTimeoutMs} ms`, { cause: error });
-      }
-      throw error;
+      throw silence.signal.aborted
+        ? new Error(`no data for ${reconnect.silenceTimeoutMs} ms`, { cause: error })
+        : error;
     } finally {
-      clearTimeout(silence);
-      controller.abort('stopped' satisfies Ending);
-      run.controller = undefined;
-      if (connectedAt !== undefined) handlers.onState(false);
+      clearTimeout(timer);
+      // Ends what is still open (an answer of the wrong type, a handler that threw).
+      silence.abort();
+      if (connectedAt !== undefined) {
+        backoff.connectionEnded(Date.now() - connectedAt);
+        handlers.onState(false);
+      }
     }
   }
 
-  async function loop(run: Run): Promise<void> {
-    while (run.active) {
+  async function loop(run: AbortController): Promise<void> {
+    const running = run.signal;
+    while (!running.aborted) {
       let delay: number;
       try {
-        const outcome = await connect(run);
-        if (outcome === 'fatal') {
-          run.active = false;
+        // The server closed a connection that lasted long enough (its maximum age): at once.
+        delay = (await connect(running)) >= reconnect.resetAfterMs ? 0 : backoff.next();
+        if (!running.aborted) logger.info(`stream ended; reconnecting in ${delay} ms`);
+      } catch (error) {
+        if (running.aborted) break;
+        handlers.onError(error);
+        if (error instanceof ServiceUnauthorizedError || error instanceof ServiceNotFoundError) {
+          logger.error(`stream refused, not reconnecting: ${error.message}`, error);
+          run.abort();
           break;
         }
-        delay = outcome === 'ended-long' ? 0 : backoff.next();
-        if (run.active) logger.info(`stream ended; reconnecting in ${delay} ms`);
-      } catch (error) {
-        if (!run.active) break;
         delay = backoff.next();
         logger.error(`stream failed, reconnecting in ${delay} ms: ${describe(error)}`, error);
-        handlers.onError(error);
       }
-      if (run.active && delay > 0) {
+      if (delay > 0 && !running.aborted) {
         await new Promise<void>((resolve) => {
           const timer = unrefTimer(setTimeout(resolve, delay));
-          run.wake = () => {
+          wake = () => {
             clearTimeout(timer);
             resolve();
           };
         });
-        run.wake = undefined;
+        wake = undefined;
       }
     }
   }
 
   return {
     start() {
-      if (run?.active) return;
+      if (run && !run.signal.aborted) return;
       backoff.reset();
-      run = { active: true };
-      run.done = loop(run);
+      run = new AbortController();
+      done = loop(run);
     },
     retryNow() {
-      if (!run?.active) return;
+      if (!run || run.signal.aborted) return;
       backoff.reset();
-      run.wake?.();
+      wake?.();
     },
     stop() {
-      if (run === undefined) return Promise.resolve();
-      run.active = false;
-      run.controller?.abort('stopped' satisfies Ending);
-      run.wake?.();
-      return run.done!;
+      run?.abort();
+      wake?.();
+      return done;
     },
   };
 }

@@ -3,6 +3,7 @@
  * translation of problem+json answers into the client's errors. Platform-free: each entry passes
  * its own extra headers and fetch options.
  */
+import type { ResolvedCommon } from './common-config.ts';
 import {
   closedError,
   describe,
@@ -13,28 +14,21 @@ import {
   ServiceQuarantinedError,
   ServiceUnauthorizedError,
 } from './errors.ts';
+import { isObject } from './snapshot.ts';
 
 export const USER_AGENT = 'svc-client-ts/0.5.0';
 
-/** What differs between the Node and the browser entry's requests. */
-export interface RequestPlatform {
-  /** Headers of every request (Node names itself; a browser sets its own user agent). */
-  headers: Record<string, string>;
-  /** Headers of the stream request only. */
-  streamHeaders: Record<string, string>;
-  /** Extra `fetch` options (a browser skips its HTTP cache: the client keeps its own). */
-  init: RequestInit;
-}
+/**
+ * What differs between the Node and the browser entry's requests: extra `fetch` options of
+ * every request (Node names itself; a browser skips its HTTP cache, the client keeps its own).
+ */
+export type RequestInitOf = Omit<RequestInit, 'headers'> & { headers?: Record<string, string> };
 
-export interface TransportOptions {
-  baseUrl: string;
-  apiKey: string;
-  requestTimeoutMs: number;
-  fetch: typeof globalThis.fetch;
-  /** Aborted by `close()`: every request in flight ends. */
-  closed: AbortSignal;
-  platform: RequestPlatform;
-}
+/** The settings requests use; read at each request (a workload identity replaces `apiKey`). */
+export type TransportConfig = Pick<
+  ResolvedCommon,
+  'baseUrl' | 'apiKey' | 'requestTimeoutMs' | 'fetch'
+>;
 
 export interface RequestOptions {
   method?: string;
@@ -45,55 +39,73 @@ export interface RequestOptions {
 }
 
 export class Transport {
-  constructor(private readonly options: TransportOptions) {}
+  /**
+   * @param config Read at each request: a workload identity's new key takes effect at once.
+   * @param closed Aborted by `close()`: every request in flight ends.
+   * @param init Extra `fetch` options of every request.
+   */
+  readonly #config: TransportConfig;
+  readonly #closed: AbortSignal;
+  readonly #init: RequestInitOf;
 
-  /** Sends `apiKey` from now on (a workload identity's new key). */
-  rekey(apiKey: string): void {
-    this.options.apiKey = apiKey;
+  constructor(config: TransportConfig, closed: AbortSignal, init: RequestInitOf) {
+    this.#config = config;
+    this.#closed = closed;
+    this.#init = init;
   }
 
-  /** Sends one request; rejects with a {@link ServiceError} when no answer arrives. */
-  async send(path: string, request: RequestOptions = {}): Promise<Response> {
-    const { closed, requestTimeoutMs, platform } = this.options;
+  /**
+   * Sends one request for `operation`. Resolves with a 2xx or 304 answer; rejects with the
+   * client error of any other answer ({@link errorOf}, its body consumed), or a
+   * {@link ServiceError} when no answer arrives.
+   */
+  async send(path: string, operation: Operation, request: RequestOptions = {}): Promise<Response> {
+    const config = this.#config;
+    const closed = this.#closed;
+    const init = this.#init;
     const method = request.method ?? 'GET';
     if (closed.aborted) throw closedError();
+    // JSON unless the request says otherwise (the stream), problem+json included.
     const headers: Record<string, string> = {
-      'x-service-api-key': this.options.apiKey,
-      ...platform.headers,
+      accept: 'application/json',
+      'x-service-api-key': config.apiKey,
+      ...init.headers,
       ...request.headers,
     };
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     const signal =
-      request.signal ?? AbortSignal.any([closed, AbortSignal.timeout(requestTimeoutMs)]);
+      request.signal ?? AbortSignal.any([closed, AbortSignal.timeout(config.requestTimeoutMs)]);
+    let response: Response;
     try {
-      return await this.options.fetch(this.options.baseUrl + path, {
-        ...platform.init,
+      response = await config.fetch(config.baseUrl + path, {
+        ...init,
         method,
         headers,
-        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        // No body: `JSON.stringify(undefined)` is `undefined`.
+        body: JSON.stringify(request.body),
         signal,
         redirect: 'error',
       });
     } catch (error) {
-      if (closed.aborted) throw closedError(error);
+      // (Its cause would only be the abort.)
+      if (closed.aborted) throw closedError();
       const timedOut = (signal.reason as Error | undefined)?.name === 'TimeoutError';
       throw new ServiceError(
-        `${method} ${path} ${timedOut ? `timed out after ${requestTimeoutMs} ms` : `failed: ${describe(error)}`}`,
+        `${method} ${path} ${timedOut ? `timed out after ${config.requestTimeoutMs} ms` : `failed: ${describe(error)}`}`,
         { cause: error },
       );
     }
+    if (response.ok || response.status === 304) return response;
+    throw await errorOf(response, operation);
   }
+}
 
-  /** The body as JSON; a {@link ServiceError} when it cannot be read or is not JSON. */
-  async json(response: Response, what: string): Promise<unknown> {
-    try {
-      return JSON.parse(await response.text());
-    } catch (error) {
-      throw new ServiceError(`${what}: the answer is not JSON: ${describe(error)}`, {
-        status: response.status,
-        cause: error,
-      });
-    }
+/** The body as JSON; a {@link ServiceError} when it cannot be read or is not JSON. */
+export async function readJson(response: Response, what: string): Promise<unknown> {
+  try {
+    return JSON.parse(await response.text());
+  } catch (error) {
+    throw new ServiceError(`${what}: the answer is not JSON`, { cause: error });
   }
 }
 
@@ -101,44 +113,44 @@ export class Transport {
 export type Operation = 'sync' | 'stream' | 'evaluateAB' | 'write';
 
 /**
- * The client error for a non-2xx answer (its body is consumed). The write API's own errors (a
- * public key refused, the write rate limit) are the Node entry's (service-client.ts).
+ * The client error for a non-2xx answer (its body is consumed): by status, and for a 403 and a
+ * 429 by the operation too. A public key refused a write is the Node entry's to say
+ * (service-client.ts).
  */
-export async function errorOf(response: Response, operation: Operation): Promise<ServiceError> {
-  const { code, detail } = await problemOf(response);
+async function errorOf(response: Response, operation: Operation): Promise<ServiceError> {
   const status = response.status;
-  const message = `${operation}: HTTP ${status}${code ? ` ${code}` : ''}${detail ? `: ${detail}` : ''}`;
-  const details = { status, code };
-  if (status === 403 && (operation === 'evaluateAB' || code === 'ab_addon_inactive')) {
-    return new ServiceAbAddonNotAvailableError(message, details);
-  }
-  if (status === 429 && (operation === 'sync' || code === 'sync_quarantined')) {
-    const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
-    return new ServiceQuarantinedError(message, { ...details, retryAfter });
-  }
-  return new (ERROR_BY_STATUS[status] ?? ServiceError)(message, details);
+  // The problem+json body's `code` and `detail`, when the answer has them.
+  const body: unknown = await response.json().catch(() => undefined);
+  const problem = isObject(body) ? body : {};
+  const code = typeof problem.code === 'string' ? problem.code : undefined;
+  const detail = typeof problem.detail === 'string' ? `: ${problem.detail}` : '';
+  const message = `${operation}: HTTP ${status}${code ? ` ${code}` : ''}${detail}`;
+  // A 429 of a sync is the quarantine (of a write: service-client.ts).
+  const type =
+    status === 403 && (operation === 'evaluateAB' || code === 'ab_addon_inactive')
+      ? ServiceAbAddonNotAvailableError
+      : status === 429
+        ? operation === 'sync' || code === 'sync_quarantined'
+          ? ServiceQuarantinedError
+          : ServiceError
+        : (ERROR_BY_STATUS[status] ?? ServiceError);
+  const details = {
+    status,
+    code,
+    retryAfter: status === 429 ? retryAfterSeconds(response.headers.get('retry-after')) : undefined,
+  };
+  return new type(message, details);
 }
 
-const ERROR_BY_STATUS: Record<number, typeof ServiceError | undefined> = {
+const ERROR_BY_STATUS: Record<number, typeof ServiceError> = {
   401: ServiceUnauthorizedError,
   402: ServiceBillingError,
   404: ServiceNotFoundError,
 };
 
-/** The problem+json body's `code` and `detail`, when the answer has them. */
-async function problemOf(response: Response): Promise<{ code?: string; detail?: string }> {
-  const body: unknown = await response.json().catch(() => undefined);
-  const { code, detail } = ((typeof body === 'object' && body) || {}) as Record<string, unknown>;
-  return {
-    code: typeof code === 'string' ? code : undefined,
-    detail: typeof detail === 'string' ? detail : undefined,
-  };
-}
-
 /** `Retry-After` as seconds: delta-seconds or an HTTP date; 1 when absent or unreadable. */
 export function retryAfterSeconds(header: string | null, now = Date.now()): number {
-  if (header === null) return 1;
-  if (/^\s*\d+\s*$/.test(header)) return Number(header);
-  const at = Date.parse(header);
+  if (/^\s*\d+\s*$/.test(header ?? '')) return Number(header);
+  const at = Date.parse(header ?? '');
   return Number.isNaN(at) ? 1 : Math.max(0, Math.ceil((at - now) / 1000));
 }

@@ -10,7 +10,7 @@ import {
   useEffect,
   useMemo,
   type ReactNode,
-} from 'react';
+} from './react-api.ts';
 import { ServiceClient, type ServiceConfig } from '@svc/client/browser';
 
 const ServiceContext = createContext<ServiceClient | undefined>(undefined);
@@ -40,6 +40,6 @@ export function ServiceProvider({ children, ...config }: ServiceProviderProps) {
 /** The client of the nearest {@link ServiceProvider}, for what the hooks do not cover. */
 export function useServiceClient(): ServiceClient {
   const client = useContext(ServiceContext);
-  if (client === undefined) throw new Error('@svc/react: no <ServiceProvider> above');
+  if (!client) throw new Error('@svc/react: no <ServiceProvider> above');
   return client;
 }

@@ -1,5 +1,5 @@
 /** `useEvaluateAB`: the server's AB evaluation of some flags for one user, as state. */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from './react-api.ts';
 import { useServiceClient } from './service-provider.ts';
 
 /** The answer of {@link useEvaluateAB}. */

@@ -15,6 +15,7 @@ import {
   type WorkloadIdentity,
 } from './identity/workload-identity.ts';
 import { defaultLogger } from './logger.ts';
+import { retryingClosedConnections } from './stale-connection.ts';
 
 export type { ReconnectOptions };
 
@@ -59,6 +60,7 @@ export function resolveConfig(config: ServiceConfig): ResolvedConfig {
   }
   return {
     ...common,
+    fetch: retryingClosedConnections(common.fetch),
     secretFilesDir: config.secretFilesDir,
     identity: identity === undefined ? undefined : resolveIdentity(identity),
   };

@@ -247,6 +247,8 @@ export abstract class CachedClient {
     });
   }
 
+  // ---- internals ----
+
   /**
    * Plans the next background sync: a time-to-live after the cache was last known current while
    * no stream is connected, or a sync the stream asked for that had to wait (quarantine).
@@ -264,8 +266,6 @@ export abstract class CachedClient {
     );
   }
 
-  // ---- internals ----
-
   #startSync(): Promise<void> {
     return (this.#syncRunning = this.#fetchSnapshot()
       .catch((error: unknown) => {
@@ -278,7 +278,7 @@ export abstract class CachedClient {
         throw error;
       })
       .finally(() => {
-        // (A queued sync starts only after this.)
+        // A queued follow-up sync starts only after this: the running one is this one.
         this.#syncRunning = undefined;
         this.#freshAt = Date.now();
         this.#scheduleTtl();

@@ -194,6 +194,10 @@ try {
     .map((l) => l.toFixed(1))
     .join(' ');
   const run = startToExit(env);
+  // startToExit blocks the event loop (spawnSync) for longer than the api's keep-alive: let
+  // the loop see the server's FIN on seed()'s pooled connection before the next fetch, which
+  // would otherwise be sent on it and fail with "other side closed".
+  await new Promise((r) => setTimeout(r, 100));
   const watch = await watchRestarts(apps, env);
   const ms = (s: { p50: number; p99: number; max: number }) => `${s.p50} | ${s.p99} | ${s.max}`;
   const rows = (t: typeof run.wall) => `| floor: node -e 0 | ${ms(t.floor)} |

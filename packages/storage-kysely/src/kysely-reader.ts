@@ -20,14 +20,14 @@ import type {
   StoreReader,
   Workspace,
 } from '@svc/domain';
+import { listAudit } from './audit-queries.ts';
+import { changesAfter, lastChangeSeq } from './change-log.ts';
 import type { Database } from './database.ts';
 import { countLiveIdentityKeys, findIdentity, listIdentities } from './identity-queries.ts';
 import {
   groupByScope,
   scopeColumn,
   toApiKey,
-  toAuditEntry,
-  toChange,
   toConfig,
   toFlag,
   toProject,
@@ -283,36 +283,16 @@ export class KyselyReader implements StoreReader {
     };
   }
 
-  async changesAfter(afterSeq: number, limit: number): Promise<Change[]> {
-    const rows = await this.db
-      .selectFrom('changes')
-      .selectAll()
-      .where('seq', '>', afterSeq)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
-    return rows.map(toChange);
+  changesAfter(afterSeq: number, limit: number): Promise<Change[]> {
+    return changesAfter(this.db, afterSeq, limit);
   }
 
-  async lastChangeSeq(): Promise<number> {
-    const row = await this.db
-      .selectFrom('changes')
-      .select((eb) => eb.fn.max('seq').as('seq'))
-      .executeTakeFirst();
-    return row?.seq ?? 0;
+  lastChangeSeq(): Promise<number> {
+    return lastChangeSeq(this.db);
   }
 
-  async listAudit(workspaceId: string, limit: number): Promise<AuditEntry[]> {
-    const rows = await this.db
-      .selectFrom('audit')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .orderBy('at', 'desc')
-      // Entries of the same millisecond: the later insert first.
-      .orderBy(this.dialect.auditInsertOrder, 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map(toAuditEntry);
+  listAudit(workspaceId: string, limit: number): Promise<AuditEntry[]> {
+    return listAudit(this.db, this.dialect, workspaceId, limit);
   }
 
   /** The highest remaining version of each secret of the project. */

@@ -4,16 +4,13 @@
  * and orders writers is the store's business: it hands the writer a connection already inside.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import {
-  ConflictError,
   NotFoundError,
   type ApiKeyRecord,
   type AuditEntry,
   type BillingStatus,
   type Change,
-  type ChangeKind,
-  type ChangeOp,
   type Clock,
   type ConfigEntry,
   type FlagEntry,
@@ -26,10 +23,11 @@ import {
   type SealedVersionRef,
   type Service,
   type StoreWriter,
-  type ValueKind,
   type Workspace,
 } from '@svc/domain';
-import { CHANGE_SEQ_COUNTER, type Database } from './database.ts';
+import { appendAudit } from './audit-queries.ts';
+import { ChangeLog } from './change-log.ts';
+import type { Database } from './database.ts';
 import {
   scopeColumn,
   toApiKey,
@@ -49,6 +47,7 @@ import {
   updateIdentity,
 } from './identity-queries.ts';
 import type { StoreDialect } from './store-dialect.ts';
+import { conflictOnDuplicate, type WriteContext } from './write-context.ts';
 
 /** Ids per statement: far below SQLite's variable limit and PostgreSQL's 65,535 parameters. */
 const TOUCH_CHUNK = 500;
@@ -67,13 +66,13 @@ export interface KyselyWriterOptions {
 /** The StoreWriter of the Kysely adapters, on a connection inside the store's transaction. */
 export class KyselyWriter extends KyselyReader implements StoreWriter {
   private readonly clock: Clock;
-  private readonly onFirstChange: (() => Promise<void>) | undefined;
-  private changed = false;
+  private readonly tx: WriteContext;
 
   constructor(db: Kysely<Database>, options: KyselyWriterOptions) {
     super(db, options.dialect);
     this.clock = options.clock;
-    this.onFirstChange = options.onFirstChange;
+    const changeLog = new ChangeLog(db, options.clock, options.onFirstChange);
+    this.tx = { db, dialect: options.dialect, clock: options.clock, changeLog };
   }
 
   async insertWorkspace(input: { slug: string; name: string }): Promise<Workspace> {
@@ -84,10 +83,10 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
       billing_status: 'ok' as const,
       created_at: this.clock.now(),
     };
-    await this.conflictOnDuplicate(`workspace '${input.slug}' exists`, () =>
+    await conflictOnDuplicate(this.tx, `workspace '${input.slug}' exists`, () =>
       this.db.insertInto('workspaces').values(row).execute(),
     );
-    await this.appendChange({ workspaceId: row.id, kind: 'workspace', key: row.slug });
+    await this.tx.changeLog.append({ workspaceId: row.id, kind: 'workspace', key: row.slug });
     return toWorkspace(row);
   }
 
@@ -101,7 +100,7 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
     }
     const workspace = await this.findWorkspaceById(id);
     if (!workspace) throw new NotFoundError(`no workspace '${id}'`);
-    await this.appendChange({ workspaceId: id, kind: 'workspace', key: workspace.slug });
+    await this.tx.changeLog.append({ workspaceId: id, kind: 'workspace', key: workspace.slug });
     return workspace;
   }
 
@@ -119,10 +118,10 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
       revision: 0,
       created_at: this.clock.now(),
     };
-    await this.conflictOnDuplicate(`project '${input.slug}' exists`, () =>
+    await conflictOnDuplicate(this.tx, `project '${input.slug}' exists`, () =>
       this.db.insertInto('projects').values(row).execute(),
     );
-    await this.appendChange({
+    await this.tx.changeLog.append({
       workspaceId: row.workspace_id,
       projectId: row.id,
       kind: 'project',
@@ -141,7 +140,7 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
     }
     const project = await this.findProjectById(id);
     if (!project) throw new NotFoundError(`no project '${id}'`);
-    await this.appendChange({
+    await this.tx.changeLog.append({
       workspaceId: project.workspaceId,
       projectId: id,
       kind: 'project',
@@ -160,10 +159,10 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
       name: input.name,
       created_at: this.clock.now(),
     };
-    await this.conflictOnDuplicate(`service '${input.slug}' exists`, () =>
+    await conflictOnDuplicate(this.tx, `service '${input.slug}' exists`, () =>
       this.db.insertInto('services').values(row).execute(),
     );
-    await this.appendChange({
+    await this.tx.changeLog.append({
       workspaceId: project.workspaceId,
       projectId: project.id,
       serviceId: row.id,
@@ -200,7 +199,7 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
       expires_at: input.expiresAt ?? null,
     };
     await this.db.insertInto('api_keys').values(row).execute();
-    await this.appendChange({
+    await this.tx.changeLog.append({
       workspaceId: row.workspace_id,
       projectId: row.project_id,
       serviceId: row.service_id,
@@ -220,7 +219,7 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
       .returning(['workspace_id', 'service_id'])
       .executeTakeFirst();
     if (!revoked) return false;
-    await this.appendChange({
+    await this.tx.changeLog.append({
       workspaceId: revoked.workspace_id,
       projectId,
       serviceId: revoked.service_id,
@@ -243,7 +242,7 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
 
   async insertIdentity(input: NewIdentity): Promise<IdentityRecord> {
     let identity: IdentityRecord | undefined;
-    await this.conflictOnDuplicate(`identity '${input.name}' exists`, async () => {
+    await conflictOnDuplicate(this.tx, `identity '${input.name}' exists`, async () => {
       identity = await insertIdentity(this.db, input, this.clock.now());
     });
     return identity!;
@@ -251,7 +250,7 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
 
   async updateIdentity(id: string, input: NewIdentity): Promise<IdentityRecord> {
     let identity: IdentityRecord | undefined;
-    await this.conflictOnDuplicate(`identity '${input.name}' exists`, async () => {
+    await conflictOnDuplicate(this.tx, `identity '${input.name}' exists`, async () => {
       identity = await updateIdentity(this.db, id, input, this.clock.now());
     });
     if (!identity) throw new NotFoundError(`no identity '${id}'`);
@@ -269,7 +268,7 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
   async revokeIdentityKeys(identityId: string, now: number): Promise<number> {
     const live = await deleteIdentityKeys(this.db, identityId, now);
     for (const key of live) {
-      await this.appendChange({
+      await this.tx.changeLog.append({
         workspaceId: key.workspace_id,
         projectId: key.project_id,
         serviceId: key.service_id,
@@ -296,7 +295,7 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
       .values({ project_id: scope.projectId, scope: scopeColumn(scope), key: entry.key, ...row })
       .onConflict((oc) => oc.columns(['project_id', 'scope', 'key']).doUpdateSet(row))
       .execute();
-    return this.valueChange(scope, 'config', entry.key, 'upsert');
+    return this.tx.changeLog.appendValueChange(scope, 'config', entry.key, 'upsert');
   }
 
   async deleteConfig(scope: Scope, key: string): Promise<Change | undefined> {
@@ -316,7 +315,7 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
       .values({ project_id: scope.projectId, scope: scopeColumn(scope), key: entry.key, ...row })
       .onConflict((oc) => oc.columns(['project_id', 'scope', 'key']).doUpdateSet(row))
       .execute();
-    return this.valueChange(scope, 'flag', entry.key, 'upsert');
+    return this.tx.changeLog.appendValueChange(scope, 'flag', entry.key, 'upsert');
   }
 
   async deleteFlag(scope: Scope, key: string): Promise<Change | undefined> {
@@ -349,7 +348,7 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
         deleted_at: null,
       })
       .execute();
-    return this.valueChange(scope, 'secret', key, 'upsert');
+    return this.tx.changeLog.appendValueChange(scope, 'secret', key, 'upsert');
   }
 
   async deleteSecret(scope: Scope, key: string): Promise<Change | undefined> {
@@ -362,7 +361,7 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
       .where('deleted_at', 'is', null)
       .executeTakeFirstOrThrow();
     if (numUpdatedRows === 0n) return undefined;
-    return this.valueChange(scope, 'secret', key, 'delete');
+    return this.tx.changeLog.appendValueChange(scope, 'secret', key, 'delete');
   }
 
   async deleteSecretVersion(
@@ -390,7 +389,12 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
       .limit(1)
       .executeTakeFirst();
     // With versions left the current value may have changed; without, the secret is gone.
-    return this.valueChange(scope, 'secret', key, remaining ? 'upsert' : 'delete');
+    return this.tx.changeLog.appendValueChange(
+      scope,
+      'secret',
+      key,
+      remaining ? 'upsert' : 'delete',
+    );
   }
 
   async replaceSealed(ref: SealedVersionRef): Promise<boolean> {
@@ -406,41 +410,8 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
     return numUpdatedRows > 0n;
   }
 
-  async appendAudit(entry: Omit<AuditEntry, 'id' | 'at'>): Promise<void> {
-    await this.db
-      .insertInto('audit')
-      .values({
-        id: randomUUID(),
-        workspace_id: entry.workspaceId,
-        at: this.clock.now(),
-        actor: entry.actor,
-        action: entry.action,
-        target: entry.target,
-      })
-      .execute();
-  }
-
-  /**
-   * Runs an insert; a unique-constraint violation becomes the domain's ConflictError. Where a
-   * failed statement aborts the transaction, under a savepoint, so that the transaction stays
-   * usable for a caller who catches the conflict.
-   */
-  private async conflictOnDuplicate(
-    message: string,
-    insert: () => Promise<unknown>,
-  ): Promise<void> {
-    const savepoint = this.dialect.failedStatementAbortsTransaction;
-    if (savepoint) await sql`savepoint before_insert`.execute(this.db);
-    try {
-      await insert();
-    } catch (error) {
-      if (savepoint) await sql`rollback to savepoint before_insert`.execute(this.db);
-      if (this.dialect.isUniqueViolation(error)) {
-        throw new ConflictError(message, { cause: error });
-      }
-      throw error;
-    }
-    if (savepoint) await sql`release savepoint before_insert`.execute(this.db);
+  appendAudit(entry: Omit<AuditEntry, 'id' | 'at'>): Promise<void> {
+    return appendAudit(this.tx, entry);
   }
 
   /** Deletes a config or a flag; only a deletion that found the row is a change. */
@@ -457,82 +428,6 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
       .where('key', '=', key)
       .executeTakeFirstOrThrow();
     if (numDeletedRows === 0n) return undefined;
-    return this.valueChange(scope, kind, key, 'delete');
-  }
-
-  /** Bumps the project's revision and logs the value change with it. */
-  private async valueChange(
-    scope: Scope,
-    kind: ValueKind,
-    key: string,
-    op: ChangeOp,
-  ): Promise<Change> {
-    const project = await this.db
-      .updateTable('projects')
-      .set((eb) => ({ revision: eb('revision', '+', 1) }))
-      .where('id', '=', scope.projectId)
-      .returning(['workspace_id', 'revision'])
-      .executeTakeFirst();
-    if (!project) throw new NotFoundError(`no project '${scope.projectId}'`);
-    return this.appendChange({
-      workspaceId: project.workspace_id,
-      projectId: scope.projectId,
-      serviceId: scope.serviceId,
-      revision: project.revision,
-      kind,
-      key,
-      op,
-    });
-  }
-
-  /**
-   * Appends one change-log row. The seq comes from a counter row updated in this transaction:
-   * the row lock orders writers, so seqs commit in order and without gaps on every database.
-   */
-  private async appendChange(input: {
-    workspaceId: string;
-    projectId?: string;
-    serviceId?: string | null;
-    revision?: number;
-    kind: ChangeKind;
-    key: string;
-    op?: ChangeOp;
-  }): Promise<Change> {
-    const { value: seq } = await this.db
-      .updateTable('counters')
-      .set((eb) => ({ value: eb('value', '+', 1) }))
-      .where('name', '=', CHANGE_SEQ_COUNTER)
-      .returning('value')
-      .executeTakeFirstOrThrow();
-    if (!this.changed) {
-      await this.onFirstChange?.();
-      this.changed = true;
-    }
-    const change: Change = {
-      seq,
-      workspaceId: input.workspaceId,
-      projectId: input.projectId ?? null,
-      serviceId: input.serviceId ?? null,
-      revision: input.revision ?? null,
-      kind: input.kind,
-      key: input.key,
-      op: input.op ?? 'upsert',
-      at: this.clock.now(),
-    };
-    await this.db
-      .insertInto('changes')
-      .values({
-        seq: change.seq,
-        workspace_id: change.workspaceId,
-        project_id: change.projectId,
-        service_id: change.serviceId,
-        revision: change.revision,
-        kind: change.kind,
-        key: change.key,
-        op: change.op,
-        at: change.at,
-      })
-      .execute();
-    return change;
+    return this.tx.changeLog.appendValueChange(scope, kind, key, 'delete');
   }
 }

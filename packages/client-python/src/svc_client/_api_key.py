@@ -11,6 +11,8 @@ import re
 import zlib
 from typing import Literal
 
+from ._errors import ServicePublicKeyError
+
 KeyType = Literal["sk", "pk"]
 """The kind of API key a client holds: ``sk`` (secret key) or ``pk`` (public key)."""
 
@@ -39,3 +41,13 @@ def key_type_of(api_key: str) -> KeyType | None:
     if checksum != api_key[-_CHECKSUM_LENGTH:]:
         return None
     return "sk" if api_key.startswith("svs_") else "pk"
+
+
+def require_secret_key(key_type: KeyType, operation: str) -> None:
+    """Refuses ``operation`` at once, without a request, when the client holds a public key:
+    the server would refuse it anyway, and a public key must never see a secret.
+
+    :raises ServicePublicKeyError: for a public key.
+    """
+    if key_type == "pk":
+        raise ServicePublicKeyError(operation)

@@ -4,14 +4,13 @@ over the network."""
 
 from __future__ import annotations
 
-import collections.abc
 import contextlib
 import dataclasses
 import json
 import math
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from types import TracebackType
@@ -23,15 +22,12 @@ from typing import (
     overload,
 )
 
-import httpx
-
-from ._api_key import KeyType
+from ._api_key import KeyType, require_secret_key
 from ._config import LoggerLike, ReconnectOptions, ResolvedConfig, ServiceConfig, resolve_config
 from ._convert import convert
 from ._errors import (
     ServiceError,
     ServiceInitError,
-    ServicePublicKeyError,
     ServiceQuarantinedError,
     ServiceSecretNotFoundError,
     ServiceUnauthorizedError,
@@ -40,6 +36,7 @@ from ._file_secrets import FileSecrets
 from ._identity.exchange import MintedKey
 from ._identity.refresher import KeyRefresher
 from ._identity.settings import WorkloadIdentity
+from ._network_calls import NetworkCalls
 from ._scheduler import Scheduler
 from ._snapshot import (
     EMPTY,
@@ -55,7 +52,7 @@ from ._snapshot import (
 )
 from ._sse import SseEvent
 from ._stream import StreamConnection
-from ._transport import Operation, Transport, describe, error_of, read_json, secret_path
+from ._transport import Transport, describe, error_of, read_json
 
 T = TypeVar("T")
 _ABSENT: Any = object()
@@ -80,7 +77,7 @@ ChangeListener = Callable[[ChangeSet], None]
 that called ``sync()``). What it raises is logged and otherwise ignored."""
 
 
-class ServiceClient:
+class ServiceClient(NetworkCalls):
     """The service's client. Create one per process with :meth:`create`, read from it on any
     thread (reads never touch the network), and :meth:`close` it at shutdown (or use it as a
     context manager).
@@ -252,8 +249,7 @@ class ServiceClient:
         :raises ServicePublicKeyError: when this client holds a public key.
         :raises ServiceSecretNotFoundError: when the secret is not in the cache.
         """
-        if self._config.key_type == "pk":
-            raise ServicePublicKeyError("get_secret")
+        require_secret_key(self._config.key_type, "get_secret")
         secret = self._snapshot.secrets.get(key)
         if secret is None:
             raise ServiceSecretNotFoundError(key)
@@ -264,7 +260,7 @@ class ServiceClient:
 
         :raises ServicePublicKeyError: when this client holds a public key.
         """
-        self._require_secret_key("get_all_secrets")
+        require_secret_key(self._config.key_type, "get_all_secrets")
         return {key: secret.value for key, secret in self._snapshot.secrets.items()}
 
     def get_secret_file_path(self, key: str) -> str | None:
@@ -337,100 +333,6 @@ class ServiceClient:
                     self._fresh_at = time.monotonic()
         finally:
             self._schedule_ttl()
-
-    def evaluate_ab(
-        self,
-        keys: Iterable[str],
-        user_id: str,
-        attributes: Mapping[str, Any] | None = None,
-    ) -> dict[str, bool]:
-        """Evaluates flags for one user with AB Testing semantics
-        (``POST /v1/flags/evaluate-ab``), always over the network. Every requested key is in the
-        answer; unknown or inactive flags are False.
-
-        :param keys: 1 to 100 flag keys.
-        :param user_id: the user's id (1 to 256 characters): the rollout is sticky per user.
-        :param attributes: targeting attributes (up to 50), such as ``{"country": "DE"}``.
-        :raises ServiceAbAddonNotAvailableError: on 403. :raises ServiceBillingError: on 402.
-        :raises ServiceUnauthorizedError: on 401. :raises ServiceError: for anything else.
-        """
-        if isinstance(keys, (str, bytes)) or not isinstance(keys, collections.abc.Iterable):
-            raise TypeError("keys must be a list of strings")
-        flags = list(keys)
-        if not all(isinstance(key, str) for key in flags):
-            raise TypeError("keys must be a list of strings")
-        if not isinstance(user_id, str):
-            raise TypeError("user_id must be a string")
-        if attributes is not None and not isinstance(attributes, collections.abc.Mapping):
-            raise TypeError("attributes must be a mapping")
-        body = {"flags": flags, "user_id": user_id, "attributes": dict(attributes or {})}
-        response = self._transport.send(
-            "POST", "/v1/flags/evaluate-ab", {"Accept": "application/json"}, body
-        )
-        _expect_ok(response, "evaluateAB")
-        answer = read_json(response, "evaluateAB")
-        results = answer.get("results") if isinstance(answer, dict) else None
-        if not isinstance(results, dict) or not all(type(v) is bool for v in results.values()):
-            raise ServiceError("evaluateAB: the answer has no results map of booleans")
-        return results
-
-    def set_secret(self, key: str, value: str, expected_version: int | None = None) -> int:
-        """Creates or updates a secret (type text) with a new version, in the key's service
-        scope when the key is bound to a service, else at project level. The cache sees it
-        through the stream within milliseconds, or at the next ``sync()``.
-
-        :param expected_version: write only if the secret's current version is this one (0:
-            only if it does not exist yet); else a :class:`ServiceError` with ``code``
-            ``version_conflict``.
-        :returns: the new version's number.
-        :raises ServicePublicKeyError: at once, without a request, for a public key.
-        :raises ServiceRateLimitedError: on 429 (``retry_after``).
-        :raises ServiceBillingError: on 402. :raises ServiceUnauthorizedError: on 401.
-        :raises ServiceError: for anything else (``invalid_request``, network, closed client).
-        """
-        self._require_secret_key("set_secret")
-        _check_key(key)
-        if not isinstance(value, str):
-            raise TypeError("value must be a string")
-        body: dict[str, Any] = {"value": value}
-        if expected_version is not None:
-            _check_int("expected_version", expected_version, 0)
-            body["expected_version"] = expected_version
-        response = self._transport.send(
-            "PUT", secret_path(key), {"Accept": "application/json"}, body
-        )
-        _expect_ok(response, "write")
-        answer = read_json(response, "setSecret")
-        version = answer.get("version") if isinstance(answer, dict) else None
-        if not isinstance(version, int) or isinstance(version, bool):
-            raise ServiceError("setSecret: the answer has no version")
-        self._logger.debug(f"set_secret: {key} version {version}")
-        return version
-
-    def delete_secret(self, key: str) -> None:
-        """Deletes a secret and every version of it.
-
-        :raises ServicePublicKeyError: at once for a public key.
-        :raises ServiceNotFoundError: (``code`` ``secret_not_found``) when it does not exist;
-            otherwise as :meth:`set_secret`.
-        """
-        self._require_secret_key("delete_secret")
-        _check_key(key)
-        _expect_ok(self._transport.send("DELETE", secret_path(key)), "write")
-
-    def delete_secret_version(self, key: str, version: int) -> None:
-        """Deletes one version of a secret; deleting the last remaining version deletes the
-        secret.
-
-        :raises ServicePublicKeyError: at once for a public key.
-        :raises ServiceNotFoundError: (``code`` ``version_not_found``) when that version does not
-            exist; otherwise as :meth:`set_secret`.
-        """
-        self._require_secret_key("delete_secret_version")
-        _check_key(key)
-        _check_int("version", version, 1)
-        response = self._transport.send("DELETE", secret_path(key, "versions", str(version)))
-        _expect_ok(response, "write")
 
     def connect_stream(self) -> None:
         """Starts the change stream thread (idempotent). While it is connected, changes reach
@@ -649,10 +551,6 @@ class ServiceClient:
         if self._stream_wanted and not self._closed:
             self._stream.start()
 
-    def _require_secret_key(self, operation: str) -> None:
-        if self._config.key_type == "pk":
-            raise ServicePublicKeyError(operation)
-
 
 class _StreamHandlers:
     """The client as the stream sees it."""
@@ -686,25 +584,6 @@ def _init_step(undo: Callable[[], None]) -> Iterator[None]:
     except BaseException:
         undo()
         raise
-
-
-def _expect_ok(response: httpx.Response, operation: Operation) -> None:
-    if not 200 <= response.status_code < 300:
-        raise error_of(response, operation)
-
-
-def _check_key(key: object) -> None:
-    if not isinstance(key, str):
-        raise TypeError("key must be a string")
-    if key == "":
-        raise ValueError("key must not be empty")
-
-
-def _check_int(name: str, value: object, minimum: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an integer")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}")
 
 
 def _revision_of(data: str) -> int | None:

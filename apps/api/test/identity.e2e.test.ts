@@ -7,39 +7,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStream } from '@svc/sse/testing';
 import {
+  createIdentities,
   signGetCallerIdentity,
-  startAwsSts,
-  startAzureImds,
-  startGcpMetadata,
-  startKubernetesApi,
-  startOidcIssuer,
-  type AwsSts,
-  type AzureImds,
-  type GcpMetadata,
-  type KubernetesApi,
-  type OidcIssuer,
+  startIdentityPlatforms,
+  type IdentityPlatforms,
 } from '@svc/testkit/identity';
 import { httpCall, startHarness, type Harness } from './harness.ts';
 
 const P = '/workspaces/acme/projects/web';
-const tenantId = '72f988bf-86f1-41af-91ab-2d7cd011db47';
-const principalId = '0c4e1b5a-1234-4abc-9def-0123456789ab';
-const gcpEmail = 'checkout@web-prod.iam.gserviceaccount.com';
-const role = {
-  accessKeyId: 'ASIATESTCHECKOUT0001',
-  secretAccessKey: 'test-secret-checkout',
-  arn: 'arn:aws:sts::123456789012:assumed-role/checkout-api/i-0abc',
-  account: '123456789012',
-};
 
 let h: Harness;
-let issuer: OidcIssuer;
-let k8s: KubernetesApi;
-let sts: AwsSts;
-let google: OidcIssuer;
-let entra: OidcIssuer;
-let gce: GcpMetadata;
-let imds: AzureImds;
+let platforms: IdentityPlatforms;
 const ids: Record<string, string> = {};
 
 async function ok(method: string, path: string, body?: unknown) {
@@ -55,35 +33,35 @@ const exchange = (body: unknown, slug = 'acme') =>
 function blocks(): Record<string, Record<string, unknown>> {
   return {
     oidc: {
-      issuer: issuer.issuer,
+      issuer: platforms.oidc.issuer,
       audiences: ['svc'],
       subject: 'repo:acme/*',
       claims: { repository_owner: 'acme' },
     },
     kubernetes: {
-      api_server: k8s.url,
-      ca_cert: k8s.caCert,
-      reviewer_token: k8s.issueReviewerToken(),
+      api_server: platforms.kubernetes.url,
+      ca_cert: platforms.kubernetes.caCert,
+      reviewer_token: platforms.kubernetes.issueReviewerToken(),
       namespaces: ['payments'],
       service_accounts: ['checkout'],
     },
     aws: {
       accounts: ['123456789012'],
       principal_arns: ['arn:aws:iam::123456789012:role/checkout-*'],
-      sts_endpoint: `${sts.url}/`,
+      sts_endpoint: `${platforms.aws.url}/`,
       server_id: 'svc.test',
     },
     gcp: {
       audience: 'https://svc.test',
-      service_accounts: [gcpEmail],
+      service_accounts: [platforms.gcp.email],
       projects: ['web-prod'],
-      jwks_url: google.jwksUrl,
+      jwks_url: platforms.gcp.issuer.jwksUrl,
     },
     azure: {
-      tenant_id: tenantId,
+      tenant_id: platforms.azure.tenantId,
       audience: 'api://svc',
-      principal_ids: [principalId],
-      jwks_url: entra.jwksUrl,
+      principal_ids: [platforms.azure.principalId],
+      jwks_url: platforms.azure.issuer.jwksUrl,
     },
   };
 }
@@ -93,36 +71,32 @@ async function credential(method: string): Promise<Record<string, unknown>> {
   switch (method) {
     case 'oidc':
       return {
-        token: await issuer.sign({
+        token: await platforms.oidc.sign({
           sub: 'repo:acme/web:ref:refs/heads/main',
           aud: 'svc',
           repository_owner: 'acme',
         }),
       };
     case 'kubernetes':
-      return { token: k8s.issueToken({ namespace: 'payments', serviceAccount: 'checkout' }) };
+      return {
+        token: platforms.kubernetes.issueToken({
+          namespace: 'payments',
+          serviceAccount: 'checkout',
+        }),
+      };
     case 'aws':
       return {
-        aws: await signGetCallerIdentity(role, { endpoint: `${sts.url}/`, serverId: 'svc.test' }),
+        aws: await signGetCallerIdentity(platforms.aws.principal, {
+          endpoint: `${platforms.aws.url}/`,
+          serverId: 'svc.test',
+        }),
       };
-    case 'gcp': {
-      const res = await fetch(
-        `${gce.url}/computeMetadata/v1/instance/service-accounts/default/identity?audience=https://svc.test&format=full`,
-        {
-          headers: { 'Metadata-Flavor': 'Google' },
-        },
-      );
-      return { token: await res.text() };
-    }
-    default: {
-      const res = await fetch(
-        `${imds.url}/metadata/identity/oauth2/token?api-version=2018-02-01&resource=api://svc`,
-        {
-          headers: { Metadata: 'true' },
-        },
-      );
-      return { token: ((await res.json()) as { access_token: string }).access_token };
-    }
+    case 'gcp':
+      return {
+        token: await platforms.gcp.metadata.identityToken('https://svc.test', { full: true }),
+      };
+    default:
+      return { token: await platforms.azure.imds.accessToken('api://svc') };
   }
 }
 
@@ -137,13 +111,7 @@ async function mint(
 
 beforeAll(async () => {
   h = await startHarness({ IDENTITY_ALLOW_HTTP: 'true', IDENTITY_EXCHANGE_MAX: '20' });
-  issuer = await startOidcIssuer();
-  k8s = await startKubernetesApi();
-  sts = await startAwsSts({ principals: [role] });
-  google = await startOidcIssuer({ issuer: 'https://accounts.google.com' });
-  entra = await startOidcIssuer({ issuer: `https://sts.windows.net/${tenantId}/` });
-  gce = await startGcpMetadata({ issuer: google, email: gcpEmail, projectId: 'web-prod' });
-  imds = await startAzureImds({ issuer: entra, tenantId, principalId });
+  platforms = await startIdentityPlatforms();
   await ok('POST', '/workspaces', { slug: 'acme', name: 'Acme' });
   await ok('POST', '/workspaces', { slug: 'other', name: 'Other' });
   await ok('POST', '/workspaces/acme/projects', { slug: 'web', name: 'Web' });
@@ -152,22 +120,17 @@ beforeAll(async () => {
   await ok('PUT', `${P}/configs/ui.theme`, { value: 'dark', is_public: true });
   await ok('PUT', `${P}/flags/checkout.v2`, { is_active: true });
   await ok('PUT', `${P}/services/checkout/secrets/stripe.key`, { value: 'sk_live_identity_e2e' });
-  for (const [method, block] of Object.entries(blocks())) {
-    const res = await ok('POST', `${P}/identities`, {
-      name: `${method} workload`,
-      kind: 'secret',
-      service: 'checkout',
-      ttl_s: 900,
-      method,
-      [method]: block,
-    });
-    ids[method] = res.json().id;
-  }
+  const fields = (method: string) => ({
+    name: `${method} workload`,
+    service: 'checkout',
+    ttl_s: 900,
+  });
+  Object.assign(ids, await createIdentities(h.admin, P, blocks(), fields));
 }, 60_000);
 
 afterAll(async () => {
   await h?.stop();
-  for (const server of [gce, imds, issuer, k8s, sts, google, entra]) await server?.close();
+  await platforms?.close();
 });
 
 describe('identities in the management API', () => {
@@ -187,7 +150,7 @@ describe('identities in the management API', () => {
       service: 'checkout',
       ttl_s: 900,
       kubernetes: {
-        api_server: k8s.url,
+        api_server: platforms.kubernetes.url,
         namespaces: ['payments'],
         service_accounts: ['checkout'],
         reviewer_token_set: true,
@@ -198,7 +161,7 @@ describe('identities in the management API', () => {
     expect(JSON.stringify(list)).not.toContain(blocks().kubernetes!.reviewer_token as string);
     expect(kube.kubernetes).not.toHaveProperty('reviewer_token');
     expect(list.find((i: any) => i.method === 'aws').aws).toMatchObject({
-      sts_endpoint: `${sts.url}/`,
+      sts_endpoint: `${platforms.aws.url}/`,
       server_id: 'svc.test',
     });
   });
@@ -360,7 +323,7 @@ describe('the exchange', () => {
   });
 
   it('answers a failed check with 401 naming it, and never echoes the token', async () => {
-    const token = await issuer.sign({
+    const token = await platforms.oidc.sign({
       sub: 'repo:acme/web',
       aud: 'other',
       repository_owner: 'acme',
@@ -375,12 +338,14 @@ describe('the exchange', () => {
     expect(res.text).not.toContain(token);
     const wrongNs = await exchange({
       identity_id: ids.kubernetes,
-      token: k8s.issueToken({ namespace: 'default', serviceAccount: 'checkout' }),
+      token: platforms.kubernetes.issueToken({ namespace: 'default', serviceAccount: 'checkout' }),
     });
     expect(wrongNs.json().detail).toBe('not_allowed: namespace default is not allowed');
     const noServerId = await exchange({
       identity_id: ids.aws,
-      aws: await signGetCallerIdentity(role, { endpoint: `${sts.url}/` }),
+      aws: await signGetCallerIdentity(platforms.aws.principal, {
+        endpoint: `${platforms.aws.url}/`,
+      }),
     });
     expect(noServerId.json().detail).toMatch(/^server_id: /);
     const unknown = await exchange({ identity_id: 'no-such-identity', token });
@@ -393,14 +358,14 @@ describe('the exchange', () => {
   });
 
   it('refuses an aws request to another host with 400 before any call', async () => {
-    const before = sts.requests.length;
-    const signed = await signGetCallerIdentity(role, {
+    const before = platforms.aws.requests.length;
+    const signed = await signGetCallerIdentity(platforms.aws.principal, {
       endpoint: 'http://169.254.169.254/',
       serverId: 'svc.test',
     });
     const res = await exchange({ identity_id: ids.aws, aws: signed });
     expect(res.json()).toMatchObject({ status: 400, field: 'aws.url' });
-    expect(sts.requests.length).toBe(before);
+    expect(platforms.aws.requests.length).toBe(before);
   });
 
   it('answers malformed bodies with 400, unknown workspaces with 404, and takes no API key', async () => {
@@ -439,7 +404,7 @@ describe('the exchange', () => {
     ).json();
     const res = await exchange({
       identity_id: created.id,
-      token: await issuer.sign({ sub: 's', aud: 'svc' }),
+      token: await platforms.oidc.sign({ sub: 's', aud: 'svc' }),
     });
     expect(res.json()).toMatchObject({ status: 502, code: 'upstream_unavailable' });
   });

@@ -11,49 +11,24 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, waitFor } from '@svc/testkit';
 import {
-  startAwsSts,
-  startAzureImds,
-  startGcpMetadata,
-  startKubernetesApi,
-  startOidcIssuer,
-  type AwsSts,
-  type AzureImds,
-  type GcpMetadata,
-  type KubernetesApi,
-  type OidcIssuer,
+  createIdentity,
+  startIdentityPlatforms,
+  type IdentityPlatforms,
 } from '@svc/testkit/identity';
 import { ServiceClient, type ChangeSet, type WorkloadIdentity } from '../src/index.ts';
 import { memoryLogger, sleep } from './support/fake-service.ts';
 import { startInProcess, type LiveServer } from './support/server.ts';
 
 const P = '/workspaces/acme/projects/web';
-const tenantId = '72f988bf-86f1-41af-91ab-2d7cd011db47';
-const principalId = '0c4e1b5a-1234-4abc-9def-0123456789ab';
-const gcpEmail = 'checkout@web-prod.iam.gserviceaccount.com';
-const role = {
-  accessKeyId: 'ASIATESTCHECKOUT0001',
-  secretAccessKey: 'test-secret-checkout',
-  sessionToken: 'session-checkout',
-  arn: 'arn:aws:sts::123456789012:assumed-role/checkout-api/i-0abc',
-  account: '123456789012',
-};
 
 let server: LiveServer;
-let issuer: OidcIssuer;
-let k8s: KubernetesApi;
-let sts: AwsSts;
-let google: OidcIssuer;
-let entra: OidcIssuer;
-let gce: GcpMetadata;
-let imds: AzureImds;
+let platforms: IdentityPlatforms;
 const dir = tempDir('svc-identity-e2e-');
 const ids: Record<string, string> = {};
 const clients: ServiceClient[] = [];
 
-async function identity(method: string, block: Record<string, unknown>, ttl = 900) {
-  const body = { name: `${method} ${ttl}`, kind: 'secret', ttl_s: ttl, method, [method]: block };
-  return (await server.admin('POST', `${P}/identities`, body)).json().id as string;
-}
+const identity = (method: string, block: Record<string, unknown>, ttl = 900) =>
+  createIdentity(server.admin, P, method, block, { name: `${method} ${ttl}`, ttl_s: ttl });
 
 async function create(settings: WorkloadIdentity, more: { stream?: boolean } = {}) {
   const log = memoryLogger();
@@ -69,60 +44,55 @@ async function create(settings: WorkloadIdentity, more: { stream?: boolean } = {
 
 beforeAll(async () => {
   server = await startInProcess({ IDENTITY_ALLOW_HTTP: 'true' });
-  [issuer, k8s, sts, google, entra] = await Promise.all([
-    startOidcIssuer(),
-    startKubernetesApi(),
-    startAwsSts({ principals: [role] }),
-    startOidcIssuer({ issuer: 'https://accounts.google.com' }),
-    startOidcIssuer({ issuer: `https://sts.windows.net/${tenantId}/` }),
-  ]);
-  gce = await startGcpMetadata({ issuer: google, email: gcpEmail, projectId: 'web-prod' });
-  imds = await startAzureImds({ issuer: entra, tenantId, principalId });
+  platforms = await startIdentityPlatforms();
   await server.admin('POST', '/workspaces', { slug: 'acme', name: 'Acme' });
   await server.admin('POST', '/workspaces/acme/projects', { slug: 'web', name: 'Web' });
   await server.admin('PUT', `${P}/configs/greeting`, { value: 'hello', is_public: false });
-  ids.oidc = await identity('oidc', { issuer: issuer.issuer, audiences: ['svc'] });
+  ids.oidc = await identity('oidc', { issuer: platforms.oidc.issuer, audiences: ['svc'] });
   ids.kubernetes = await identity('kubernetes', {
-    api_server: k8s.url,
-    ca_cert: k8s.caCert,
-    reviewer_token: k8s.issueReviewerToken(),
+    api_server: platforms.kubernetes.url,
+    ca_cert: platforms.kubernetes.caCert,
+    reviewer_token: platforms.kubernetes.issueReviewerToken(),
     namespaces: ['payments'],
     service_accounts: ['checkout'],
   });
   ids.aws = await identity('aws', {
-    accounts: [role.account],
+    accounts: [platforms.aws.principal.account],
     principal_arns: ['arn:aws:iam::123456789012:role/checkout-*'],
-    sts_endpoint: `${sts.url}/`,
+    sts_endpoint: `${platforms.aws.url}/`,
     server_id: 'svc.test',
   });
   ids.gcp = await identity('gcp', {
     audience: 'https://svc.test',
-    service_accounts: [gcpEmail],
-    jwks_url: google.jwksUrl,
+    service_accounts: [platforms.gcp.email],
+    jwks_url: platforms.gcp.issuer.jwksUrl,
   });
   ids.azure = await identity('azure', {
-    tenant_id: tenantId,
+    tenant_id: platforms.azure.tenantId,
     audience: 'api://svc',
-    principal_ids: [principalId],
-    jwks_url: entra.jwksUrl,
+    principal_ids: [platforms.azure.principalId],
+    jwks_url: platforms.azure.issuer.jwksUrl,
   });
-  ids.short = await identity('oidc', { issuer: issuer.issuer, audiences: ['svc'] }, 60);
+  ids.short = await identity('oidc', { issuer: platforms.oidc.issuer, audiences: ['svc'] }, 60);
 }, 60_000);
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
   await server?.stop();
-  for (const upstream of [gce, imds, issuer, k8s, sts, google, entra]) await upstream?.close();
+  await platforms?.close();
 });
 
 describe('every method against the real api', () => {
-  const oidcToken = () => issuer.sign({ sub: 'repo:acme/web', aud: 'svc' });
+  const oidcToken = () => platforms.oidc.sign({ sub: 'repo:acme/web', aud: 'svc' });
 
   it('oidc (a callback) and kubernetes (the projected token file)', async () => {
     const oidc = await create({ identityId: ids.oidc!, method: 'oidc', token: oidcToken });
     expect(oidc.client.getConfig('greeting')).toBe('hello');
     const tokenFile = join(dir, 'k8s-token');
-    writeFileSync(tokenFile, k8s.issueToken({ namespace: 'payments', serviceAccount: 'checkout' }));
+    writeFileSync(
+      tokenFile,
+      platforms.kubernetes.issueToken({ namespace: 'payments', serviceAccount: 'checkout' }),
+    );
     const kube = await create({ identityId: ids.kubernetes!, method: 'kubernetes', tokenFile });
     expect(kube.client.getConfig('greeting')).toBe('hello');
   });
@@ -131,13 +101,16 @@ describe('every method against the real api', () => {
     const { client } = await create({
       identityId: ids.aws!,
       method: 'aws',
-      stsEndpoint: `${sts.url}/`,
+      stsEndpoint: `${platforms.aws.url}/`,
       serverId: 'svc.test',
-      credentials: role,
+      credentials: platforms.aws.principal,
     });
     expect(client.getConfig('greeting')).toBe('hello');
-    expect(sts.requests.at(-1)).toMatchObject({ accessKeyId: role.accessKeyId, accepted: true });
-    expect(sts.requests.at(-1)!.headers['x-svc-server-id']).toBe('svc.test');
+    expect(platforms.aws.requests.at(-1)).toMatchObject({
+      accessKeyId: platforms.aws.principal.accessKeyId,
+      accepted: true,
+    });
+    expect(platforms.aws.requests.at(-1)!.headers['x-svc-server-id']).toBe('svc.test');
   });
 
   it('gcp and azure: the metadata servers’ tokens for the audience', async () => {
@@ -145,14 +118,14 @@ describe('every method against the real api', () => {
       identityId: ids.gcp!,
       method: 'gcp',
       audience: 'https://svc.test',
-      metadataUrl: gce.url,
+      metadataUrl: platforms.gcp.metadata.url,
     });
     expect(gcp.client.getConfig('greeting')).toBe('hello');
     const azure = await create({
       identityId: ids.azure!,
       method: 'azure',
       audience: 'api://svc',
-      metadataUrl: imds.url,
+      metadataUrl: platforms.azure.imds.url,
     });
     expect(azure.client.getConfig('greeting')).toBe('hello');
   });
@@ -161,7 +134,7 @@ describe('every method against the real api', () => {
     const error = await create({
       identityId: ids.oidc!,
       method: 'oidc',
-      token: () => issuer.sign({ sub: 'repo:acme/web', aud: 'another' }),
+      token: () => platforms.oidc.sign({ sub: 'repo:acme/web', aud: 'another' }),
     }).catch((e: unknown) => e);
     expect((error as Error).message).toContain('identity exchange: HTTP 401 unauthorized');
     expect((error as Error).message).toContain('audience');
@@ -177,7 +150,7 @@ describe('refreshing against the real api', () => {
         method: 'oidc',
         token: () => {
           exchanges++;
-          return issuer.sign({ sub: 'repo:acme/web', aud: 'svc' });
+          return platforms.oidc.sign({ sub: 'repo:acme/web', aud: 'svc' });
         },
         // 5% of 60 s: a new key every 3 s.
         refreshAt: 0.05,

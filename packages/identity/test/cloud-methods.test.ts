@@ -4,45 +4,25 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdentityRejectedError } from '@svc/domain';
-import {
-  startAzureImds,
-  startGcpMetadata,
-  startOidcIssuer,
-  type AzureImds,
-  type GcpMetadata,
-  type OidcIssuer,
-} from '@svc/testkit/identity';
+import { startIdentityPlatforms, type IdentityPlatforms } from '@svc/testkit/identity';
 import { binding, verifyToken } from './support.ts';
 
 const tenantId = '72f988bf-86f1-41af-91ab-2d7cd011db47';
 const principalId = '0c4e1b5a-1234-4abc-9def-0123456789ab';
 const email = 'checkout@shop-prod.iam.gserviceaccount.com';
 
-let google: OidcIssuer;
-let entra: OidcIssuer;
-let gce: GcpMetadata;
-let imds: AzureImds;
+let platforms: IdentityPlatforms<'gcp' | 'azure'>;
 beforeAll(async () => {
-  google = await startOidcIssuer({ issuer: 'https://accounts.google.com' });
-  entra = await startOidcIssuer({ issuer: `https://sts.windows.net/${tenantId}/` });
-  gce = await startGcpMetadata({ issuer: google, email, projectId: 'shop-prod' });
-  imds = await startAzureImds({ issuer: entra, tenantId, principalId });
+  platforms = await startIdentityPlatforms({
+    gcp: { email, projectId: 'shop-prod' },
+    azure: { tenantId, principalId },
+  });
 });
-afterAll(async () => {
-  for (const server of [gce, imds, google, entra]) await server.close();
-});
+afterAll(() => platforms.close());
 
-async function gcpToken(audience: string, full = true): Promise<string> {
-  const url = `${gce.url}/computeMetadata/v1/instance/service-accounts/default/identity?audience=${encodeURIComponent(audience)}${full ? '&format=full' : ''}`;
-  const res = await fetch(url, { headers: { 'Metadata-Flavor': 'Google' } });
-  return res.text();
-}
-
-async function azureToken(resource: string): Promise<string> {
-  const url = `${imds.url}/metadata/identity/oauth2/token?api-version=2018-02-01&resource=${encodeURIComponent(resource)}`;
-  const res = await fetch(url, { headers: { Metadata: 'true' } });
-  return ((await res.json()) as { access_token: string }).access_token;
-}
+const gcpToken = (audience: string, full = true) =>
+  platforms.gcp.metadata.identityToken(audience, { full });
+const azureToken = (resource: string) => platforms.azure.imds.accessToken(resource);
 
 async function check(run: Promise<unknown>): Promise<string> {
   try {
@@ -59,7 +39,7 @@ describe('gcp', () => {
     binding('gcp', {
       audience: 'https://svc.example.com',
       serviceAccounts: [email],
-      jwksUrl: google.jwksUrl,
+      jwksUrl: platforms.gcp.issuer.jwksUrl,
       ...settings,
     });
 
@@ -95,7 +75,7 @@ describe('gcp', () => {
   });
 
   it('wants Google as the issuer', async () => {
-    const token = await google.sign(
+    const token = await platforms.gcp.issuer.sign(
       { aud: 'https://svc.example.com', email, email_verified: true, sub: '1' },
       { issuer: 'https://evil.example' },
     );
@@ -109,7 +89,7 @@ describe('azure', () => {
       tenantId,
       audience: 'api://svc',
       principalIds: [principalId],
-      jwksUrl: entra.jwksUrl,
+      jwksUrl: platforms.azure.issuer.jwksUrl,
       ...settings,
     });
 
@@ -131,7 +111,7 @@ describe('azure', () => {
     ).toBe(`not_allowed: principal ${principalId} is not allowed`);
     const otherTenant = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee';
     expect(await check(verifyToken(azure({ tenantId: otherTenant }), token))).toMatch(/^issuer: /);
-    const v2 = await entra.sign(
+    const v2 = await platforms.azure.issuer.sign(
       { aud: 'api://svc', oid: principalId, tid: tenantId },
       { issuer: `https://login.microsoftonline.com/${tenantId}/v2.0` },
     );

@@ -13,6 +13,8 @@ export interface AzureImds {
   url: string;
   /** Resources asked for, in order. */
   requests: string[];
+  /** Asks it over HTTP for the managed identity's token for `resource`, as a workload does. */
+  accessToken(resource: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -70,5 +72,13 @@ export async function startAzureImds(options: {
       token_type: 'Bearer',
     });
   });
-  return { url: server.url, requests, close: () => server.close() };
+  const accessToken = async (resource: string) => {
+    const query = `api-version=2018-02-01&resource=${encodeURIComponent(resource)}`;
+    const res = await fetch(`${server.url}${AZURE_TOKEN_PATH}?${query}`, {
+      headers: { Metadata: 'true' },
+    });
+    if (res.status !== 200) throw new Error(`azure imds: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { access_token: string }).access_token;
+  };
+  return { url: server.url, requests, accessToken, close: () => server.close() };
 }

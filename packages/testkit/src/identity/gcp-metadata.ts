@@ -15,6 +15,8 @@ export interface GcpMetadata {
   host: string;
   /** Audiences asked for, in order. */
   requests: string[];
+  /** Asks it over HTTP for a token, as a workload on the instance does (`full`: with claims of the instance). */
+  identityToken(audience: string, options?: { full?: boolean }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -63,5 +65,19 @@ export async function startGcpMetadata(options: {
     );
     sendText(res, 200, token, 'text/html');
   });
-  return { url: server.url, host: server.host, requests, close: () => server.close() };
+  const identityToken = async (audience: string, asked: { full?: boolean } = {}) => {
+    const query = `audience=${encodeURIComponent(audience)}${asked.full ? '&format=full' : ''}`;
+    const res = await fetch(`${server.url}${GCP_IDENTITY_PATH}?${query}`, {
+      headers: { 'Metadata-Flavor': 'Google' },
+    });
+    if (res.status !== 200) throw new Error(`gcp metadata: ${res.status} ${await res.text()}`);
+    return res.text();
+  };
+  return {
+    url: server.url,
+    host: server.host,
+    requests,
+    identityToken,
+    close: () => server.close(),
+  };
 }

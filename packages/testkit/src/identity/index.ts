@@ -5,3 +5,5 @@ export * from './aws-sts.ts';
 export * from './gcp-metadata.ts';
 export * from './azure-imds.ts';
 export * from './aws-signing.ts';
+export * from './platforms.ts';
+export * from './management.ts';

@@ -35,6 +35,13 @@ import {
   toService,
   toWorkspace,
 } from './rows.ts';
+import {
+  currentSecretVersions,
+  findSecret,
+  listSealedVersions,
+  listSecrets,
+  listSecretVersions,
+} from './secret-queries.ts';
 import type { StoreDialect } from './store-dialect.ts';
 
 /** The StoreReader of the Kysely adapters, on the store's database or in a transaction. */
@@ -192,59 +199,20 @@ export class KyselyReader implements StoreReader {
     return row && toFlag(row);
   }
 
-  async listSecrets(scope: Scope): Promise<SecretVersion[]> {
-    const rows = await this.currentSecretVersions(scope.projectId)
-      .where('v.scope', '=', scopeColumn(scope))
-      .orderBy(this.dialect.byCodePoint('v.key'))
-      .execute();
-    return rows.map(toSecretVersion);
+  listSecrets(scope: Scope): Promise<SecretVersion[]> {
+    return listSecrets(this.db, this.dialect, scope);
   }
 
-  async findSecret(scope: Scope, key: string): Promise<SecretVersion | undefined> {
-    const row = await this.db
-      .selectFrom('secret_versions')
-      .selectAll()
-      .where('project_id', '=', scope.projectId)
-      .where('scope', '=', scopeColumn(scope))
-      .where('key', '=', key)
-      .where('deleted_at', 'is', null)
-      .orderBy('version', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    return row && toSecretVersion(row);
+  findSecret(scope: Scope, key: string): Promise<SecretVersion | undefined> {
+    return findSecret(this.db, scope, key);
   }
 
-  async listSecretVersions(scope: Scope, key: string): Promise<SecretVersion[]> {
-    const rows = await this.db
-      .selectFrom('secret_versions')
-      .selectAll()
-      .where('project_id', '=', scope.projectId)
-      .where('scope', '=', scopeColumn(scope))
-      .where('key', '=', key)
-      .where('deleted_at', 'is', null)
-      .orderBy('version')
-      .execute();
-    return rows.map(toSecretVersion);
+  listSecretVersions(scope: Scope, key: string): Promise<SecretVersion[]> {
+    return listSecretVersions(this.db, scope, key);
   }
 
-  async listSealedVersions(): Promise<SealedVersionRef[]> {
-    const rows = await this.db
-      .selectFrom('secret_versions')
-      .select(['project_id', 'scope', 'key', 'version', 'type', 'file_name', 'sealed'])
-      .where('deleted_at', 'is', null)
-      .orderBy(this.dialect.byCodePoint('project_id'))
-      .orderBy(this.dialect.byCodePoint('scope'))
-      .orderBy(this.dialect.byCodePoint('key'))
-      .orderBy('version')
-      .execute();
-    return rows.map((r) => ({
-      scope: { projectId: r.project_id, serviceId: r.scope === '' ? null : r.scope },
-      key: r.key,
-      version: Number(r.version),
-      type: r.type,
-      fileName: r.file_name,
-      sealed: r.sealed ?? '',
-    }));
+  listSealedVersions(): Promise<SealedVersionRef[]> {
+    return listSealedVersions(this.db, this.dialect);
   }
 
   /**
@@ -270,7 +238,7 @@ export class KyselyReader implements StoreReader {
       .orderBy(this.dialect.byCodePoint('scope'))
       .orderBy(this.dialect.byCodePoint('key'))
       .execute();
-    const secrets = await this.currentSecretVersions(projectId)
+    const secrets = await currentSecretVersions(this.db, projectId)
       .orderBy(this.dialect.byCodePoint('v.scope'))
       .orderBy(this.dialect.byCodePoint('v.key'))
       .execute();
@@ -293,29 +261,6 @@ export class KyselyReader implements StoreReader {
 
   listAudit(workspaceId: string, limit: number): Promise<AuditEntry[]> {
     return listAudit(this.db, this.dialect, workspaceId, limit);
-  }
-
-  /** The highest remaining version of each secret of the project. */
-  private currentSecretVersions(projectId: string) {
-    return this.db
-      .selectFrom('secret_versions as v')
-      .selectAll('v')
-      .where('v.project_id', '=', projectId)
-      .where('v.deleted_at', 'is', null)
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('secret_versions as w')
-              .select('w.version')
-              .whereRef('w.project_id', '=', 'v.project_id')
-              .whereRef('w.scope', '=', 'v.scope')
-              .whereRef('w.key', '=', 'v.key')
-              .whereRef('w.version', '>', 'v.version')
-              .where('w.deleted_at', 'is', null),
-          ),
-        ),
-      );
   }
 
   findIdentity(id: string): Promise<IdentityRecord | undefined> {

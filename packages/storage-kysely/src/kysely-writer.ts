@@ -46,6 +46,13 @@ import {
   touchIdentity,
   updateIdentity,
 } from './identity-queries.ts';
+import {
+  deleteSecret,
+  deleteSecretVersion,
+  insertSecretVersion,
+  maxSecretVersion,
+  replaceSealed,
+} from './secret-queries.ts';
 import type { StoreDialect } from './store-dialect.ts';
 import { conflictOnDuplicate, type WriteContext } from './write-context.ts';
 
@@ -322,92 +329,24 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
     return this.deleteValue('flags', 'flag', scope, key);
   }
 
-  async maxSecretVersion(scope: Scope, key: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('secret_versions')
-      .select((eb) => eb.fn.max('version').as('version'))
-      .where('project_id', '=', scope.projectId)
-      .where('scope', '=', scopeColumn(scope))
-      .where('key', '=', key)
-      .executeTakeFirst();
-    return row?.version ?? 0;
+  maxSecretVersion(scope: Scope, key: string): Promise<number> {
+    return maxSecretVersion(this.db, scope, key);
   }
 
-  async insertSecretVersion(scope: Scope, key: string, version: NewSecretVersion): Promise<Change> {
-    await this.db
-      .insertInto('secret_versions')
-      .values({
-        project_id: scope.projectId,
-        scope: scopeColumn(scope),
-        key,
-        version: version.version,
-        type: version.type,
-        file_name: version.fileName,
-        sealed: version.sealed,
-        created_at: this.clock.now(),
-        deleted_at: null,
-      })
-      .execute();
-    return this.tx.changeLog.appendValueChange(scope, 'secret', key, 'upsert');
+  insertSecretVersion(scope: Scope, key: string, version: NewSecretVersion): Promise<Change> {
+    return insertSecretVersion(this.tx, scope, key, version);
   }
 
-  async deleteSecret(scope: Scope, key: string): Promise<Change | undefined> {
-    const { numUpdatedRows } = await this.db
-      .updateTable('secret_versions')
-      .set({ deleted_at: this.clock.now(), sealed: null })
-      .where('project_id', '=', scope.projectId)
-      .where('scope', '=', scopeColumn(scope))
-      .where('key', '=', key)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    if (numUpdatedRows === 0n) return undefined;
-    return this.tx.changeLog.appendValueChange(scope, 'secret', key, 'delete');
+  deleteSecret(scope: Scope, key: string): Promise<Change | undefined> {
+    return deleteSecret(this.tx, scope, key);
   }
 
-  async deleteSecretVersion(
-    scope: Scope,
-    key: string,
-    version: number,
-  ): Promise<Change | undefined> {
-    const { numUpdatedRows } = await this.db
-      .updateTable('secret_versions')
-      .set({ deleted_at: this.clock.now(), sealed: null })
-      .where('project_id', '=', scope.projectId)
-      .where('scope', '=', scopeColumn(scope))
-      .where('key', '=', key)
-      .where('version', '=', version)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    if (numUpdatedRows === 0n) return undefined;
-    const remaining = await this.db
-      .selectFrom('secret_versions')
-      .select('version')
-      .where('project_id', '=', scope.projectId)
-      .where('scope', '=', scopeColumn(scope))
-      .where('key', '=', key)
-      .where('deleted_at', 'is', null)
-      .limit(1)
-      .executeTakeFirst();
-    // With versions left the current value may have changed; without, the secret is gone.
-    return this.tx.changeLog.appendValueChange(
-      scope,
-      'secret',
-      key,
-      remaining ? 'upsert' : 'delete',
-    );
+  deleteSecretVersion(scope: Scope, key: string, version: number): Promise<Change | undefined> {
+    return deleteSecretVersion(this.tx, scope, key, version);
   }
 
-  async replaceSealed(ref: SealedVersionRef): Promise<boolean> {
-    const { numUpdatedRows } = await this.db
-      .updateTable('secret_versions')
-      .set({ sealed: ref.sealed })
-      .where('project_id', '=', ref.scope.projectId)
-      .where('scope', '=', scopeColumn(ref.scope))
-      .where('key', '=', ref.key)
-      .where('version', '=', ref.version)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    return numUpdatedRows > 0n;
+  replaceSealed(ref: SealedVersionRef): Promise<boolean> {
+    return replaceSealed(this.tx, ref);
   }
 
   appendAudit(entry: Omit<AuditEntry, 'id' | 'at'>): Promise<void> {

@@ -4,6 +4,8 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliError, EXIT } from './cli-error.ts';
+import { API_KEY } from './run/credentials.ts';
+import { IDENTITY_METHODS, IDENTITY_SETTINGS } from './run/identity-settings.ts';
 
 const EXIT_CODES = `
 Exit codes:
@@ -20,7 +22,7 @@ const program = new Command('svc')
   .showHelpAfterError('(run with --help for usage)')
   .addHelpText('after', EXIT_CODES);
 
-program
+const run = program
   .command('run')
   .summary('run a command with its configs and secrets in its environment')
   .description(
@@ -29,7 +31,7 @@ program
   .usage('[options] -- <command> [args...]')
   .argument('<command...>', 'the command and its arguments')
   .addOption(new Option('--base-url <url>', 'the workspace base URL').env('SERVICE_BASE_URL'))
-  .addOption(new Option('--api-key <key>', 'a secret or public API key').env('SERVICE_API_KEY'))
+  .addOption(new Option(API_KEY.flags, 'a secret or public API key').env(API_KEY.env))
   .option('--watch', 'keep the stream open and restart the command when a value it got changes')
   .option('--override', 'values from the service replace variables already set')
   .option('--grace-period <seconds>', 'after SIGTERM, before SIGKILL (--watch)', seconds, 10)
@@ -44,12 +46,27 @@ Variables: the key upper-cased, every character outside [A-Z0-9] as _ (db.pool -
 Signals: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 go to the command; svc exits
   with the command's status (128 + the signal's number when a signal killed it).
 --watch: on a change of a value the command received, SIGTERM, --grace-period, SIGKILL, and
-  the command starts again with the new values.`,
+  the command starts again with the new values.
+Workload identity: instead of a key, svc exchanges the platform's token (POST /v1/auth/token)
+  for short-lived keys and exchanges again before each expires; --watch's stream carries on
+  under each new key. The command never gets a key. Kubernetes, for example:
+  svc run --identity-method kubernetes --identity-id <id> \\
+    --identity-token-file /var/run/secrets/svc/token -- node server.js`,
   )
-  .action(async (argv: string[], options) => {
+  .action(async (argv: string[], options, command: Command) => {
     const { runCommand } = await import('./run/run-command.ts');
-    process.exitCode = await runCommand(argv, options);
+    const source = (name: string) => {
+      const from = command.getOptionValueSource(name);
+      return from === 'cli' || from === 'env' ? (from as 'cli' | 'env') : undefined;
+    };
+    process.exitCode = await runCommand(argv, options, source);
   });
+for (const setting of IDENTITY_SETTINGS) {
+  const option = new Option(setting.flags, setting.description)
+    .env(setting.env)
+    .helpGroup('Workload identity (instead of --api-key):');
+  run.addOption(setting.field === 'method' ? option.choices(IDENTITY_METHODS) : option);
+}
 
 const consoleOptions = (command: Command) =>
   command

@@ -6,11 +6,15 @@
 import { ServiceClient, ServiceInitError, type ServiceLogger } from '@svc/client';
 import { CliError } from '../cli-error.ts';
 import { changedNames, childEnvironment } from './child-environment.ts';
+import { runCredentials } from './credentials.ts';
+import { identityMessage, type SourceOf } from './identity-settings.ts';
 import { Supervisor } from './supervisor.ts';
 
 export interface RunOptions {
   baseUrl?: string;
   apiKey?: string;
+  /** The workload identity's settings (`identityId`, `identityMethod`, …), instead of `apiKey`. */
+  [identitySetting: `identity${string}`]: string | undefined;
   watch?: boolean;
   override?: boolean;
   /** Seconds a restarted command gets between SIGTERM and SIGKILL. */
@@ -29,14 +33,23 @@ const logger: ServiceLogger = {
   error: (message, cause) => say(cause instanceof Error ? `${message}: ${cause.message}` : message),
 };
 
-/** Runs `argv` and resolves with its exit status. */
-export async function runCommand(argv: readonly string[], options: RunOptions): Promise<number> {
+/**
+ * Runs `argv` and resolves with its exit status. `source` says whether an option came from the
+ * command line or the environment, for messages.
+ */
+export async function runCommand(
+  argv: readonly string[],
+  options: RunOptions,
+  source: SourceOf = () => undefined,
+): Promise<number> {
   const [command, ...args] = argv;
   if (command === undefined) throw new CliError('nothing to run: svc run -- <command> [args…]');
   const baseUrl = options.baseUrl ?? process.env.SERVICE_BASE_URL;
-  const apiKey = options.apiKey ?? process.env.SERVICE_API_KEY;
   if (!baseUrl) throw new CliError('no base URL: pass --base-url or set SERVICE_BASE_URL');
-  if (!apiKey) throw new CliError('no API key: pass --api-key or set SERVICE_API_KEY');
+  const credentials = runCredentials(
+    { apiKey: process.env.SERVICE_API_KEY, ...options } as Record<string, unknown>,
+    source,
+  );
 
   // Signals are caught from here on: one during the sync ends svc after its cleanup.
   const supervisor = new Supervisor({
@@ -49,18 +62,20 @@ export async function runCommand(argv: readonly string[], options: RunOptions): 
   try {
     client = await ServiceClient.create({
       baseUrl,
-      apiKey,
+      // With an identity the client exchanges and refreshes keys; none reaches the command.
+      ...credentials,
       stream: options.watch === true,
       cacheTtlMs: options.watch ? undefined : NEVER_MS,
       logger,
     });
   } catch (error) {
     supervisor.close();
-    if (error instanceof TypeError) throw new CliError(error.message);
+    if (error instanceof TypeError) throw new CliError(identityMessage(error.message, source));
     const cause = error instanceof ServiceInitError ? error.cause : error;
-    throw new CliError(`the sync failed: ${cause instanceof Error ? cause.message : cause}`, 1, {
-      cause,
-    });
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    // A failed exchange says so itself ("identity exchange: HTTP 401 unauthorized: audience").
+    const message = reason.startsWith('identity') ? reason : `the sync failed: ${reason}`;
+    throw new CliError(message, 1, { cause });
   }
   try {
     const override = options.override === true;

@@ -17,7 +17,8 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   execFileSync('pnpm', ['run', 'build'], { cwd: `${repoRoot}/packages/cli`, stdio: 'ignore' });
-  const live = await startProcesses(ADMIN_TOKEN);
+  // The identity stand-ins of @svc/testkit/identity serve plain http on loopback (tests only).
+  const live = await startProcesses(ADMIN_TOKEN, { IDENTITY_ALLOW_HTTP: 'true' });
   project.provide('consolePort', live.consolePort);
   project.provide('apiPort', live.apiPort);
   return live.stop;

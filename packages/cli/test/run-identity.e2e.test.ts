@@ -9,18 +9,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, waitFor } from '@svc/testkit';
 import {
-  startKubernetesApi,
-  startOidcIssuer,
-  type KubernetesApi,
-  type OidcIssuer,
+  createIdentity,
+  startIdentityPlatforms,
+  type IdentityPlatforms,
 } from '@svc/testkit/identity';
 import { liveService } from './support/live.ts';
 
 const live = liveService();
 const P = '/workspaces/ident/projects/web';
 const dir = tempDir('svc-cli-identity-');
-let issuer: OidcIssuer;
-let k8s: KubernetesApi;
+let platforms: IdentityPlatforms<'oidc' | 'kubernetes'>;
 const ids: Record<string, string> = {};
 /** svc's environment: the base URL, and no key from the environment of the test run. */
 let base: Record<string, string | undefined> = {};
@@ -28,10 +26,8 @@ let base: Record<string, string | undefined> = {};
 /** A node child that prints its environment as one JSON line. */
 const SHOW = 'console.log(JSON.stringify(process.env))';
 
-async function identity(method: string, block: Record<string, unknown>, ttl = 900) {
-  const body = { name: `${method} ${ttl}`, kind: 'secret', ttl_s: ttl, method, [method]: block };
-  return (await live.admin('POST', `${P}/identities`, body)).json().id as string;
-}
+const identity = (method: string, block: Record<string, unknown>, ttl = 900) =>
+  createIdentity(live.admin, P, method, block, { name: `${method} ${ttl}`, ttl_s: ttl });
 
 /** A file holding `token`, as a platform mounts one. */
 function tokenFile(name: string, token: string): string {
@@ -41,27 +37,39 @@ function tokenFile(name: string, token: string): string {
 }
 
 beforeAll(async () => {
-  [issuer, k8s] = await Promise.all([startOidcIssuer(), startKubernetesApi()]);
+  platforms = await startIdentityPlatforms({ oidc: {}, kubernetes: {} });
+  const { oidc, kubernetes } = platforms;
   await live.admin('POST', '/workspaces', { slug: 'ident', name: 'Ident' });
   await live.admin('POST', '/workspaces/ident/projects', { slug: 'web', name: 'Web' });
   await live.admin('PUT', `${P}/configs/ui.theme`, { value: 'dark', is_public: true });
   await live.admin('PUT', `${P}/secrets/stripe.api_key`, { value: 'sk_live_ident_1' });
-  ids.oidc = await identity('oidc', { issuer: issuer.issuer, audiences: ['svc'] });
+  ids.oidc = await identity('oidc', { issuer: oidc.issuer, audiences: ['svc'] });
   ids.kubernetes = await identity('kubernetes', {
-    api_server: k8s.url,
-    ca_cert: k8s.caCert,
-    reviewer_token: k8s.issueReviewerToken(),
+    api_server: kubernetes.url,
+    ca_cert: kubernetes.caCert,
+    reviewer_token: kubernetes.issueReviewerToken(),
     namespaces: ['payments'],
     service_accounts: ['checkout'],
   });
   // Keys of 60 s, the shortest the api mints: with --identity-refresh-at 0.05, one every 3 s.
-  ids.short = await identity('oidc', { issuer: issuer.issuer, audiences: ['svc'] }, 60);
+  ids.short = await identity('oidc', { issuer: oidc.issuer, audiences: ['svc'] }, 60);
   base = { SERVICE_BASE_URL: `${live.apiUrl}/ident`, SERVICE_API_KEY: undefined };
 }, 60_000);
 
-afterAll(async () => {
-  await issuer?.close();
-  await k8s?.close();
+afterAll(() => platforms?.close());
+
+/** `svc run`'s options for the oidc identity `id` with its token in `file`. */
+const oidcOptions = (id: string, file: string) => [
+  ...['--identity-method', 'oidc', '--identity-id', id],
+  ...['--identity-token-file', file],
+];
+
+/** svc's environment for the kubernetes identity with the projected token in `file`. */
+const kubernetesEnv = (file: string) => ({
+  ...base,
+  SERVICE_IDENTITY_METHOD: 'kubernetes',
+  SERVICE_IDENTITY_ID: ids.kubernetes,
+  SERVICE_IDENTITY_TOKEN_FILE: file,
 });
 
 /** The variables whose value looks like an API key (`svs_…`, `svp_…`). */
@@ -70,15 +78,12 @@ const keysIn = (env: Record<string, string>) =>
 
 describe('svc run with a workload identity', () => {
   it('oidc with a token file: the command gets the values, never the minted key', async () => {
-    const file = tokenFile('oidc-token', await issuer.sign({ sub: 'repo:acme/web', aud: 'svc' }));
+    const file = tokenFile(
+      'oidc-token',
+      await platforms.oidc.sign({ sub: 'repo:acme/web', aud: 'svc' }),
+    );
     const result = await live.svc(
-      [
-        'run',
-        ...['--identity-method', 'oidc', '--identity-id', ids.oidc!],
-        ...['--identity-token-file', file],
-        '--',
-        ...[process.execPath, '-e', SHOW],
-      ],
+      ['run', ...oidcOptions(ids.oidc!, file), '--', process.execPath, '-e', SHOW],
       { env: base },
     );
     expect(result.stderr).toBe('');
@@ -93,15 +98,10 @@ describe('svc run with a workload identity', () => {
   it('kubernetes from the SERVICE_IDENTITY_* variables, with the projected token file', async () => {
     const file = tokenFile(
       'k8s-token',
-      k8s.issueToken({ namespace: 'payments', serviceAccount: 'checkout' }),
+      platforms.kubernetes.issueToken({ namespace: 'payments', serviceAccount: 'checkout' }),
     );
     const result = await live.svc(['run', '--', 'printenv', 'UI_THEME', 'STRIPE_API_KEY'], {
-      env: {
-        ...base,
-        SERVICE_IDENTITY_METHOD: 'kubernetes',
-        SERVICE_IDENTITY_ID: ids.kubernetes,
-        SERVICE_IDENTITY_TOKEN_FILE: file,
-      },
+      env: kubernetesEnv(file),
     });
     expect(result).toMatchObject({ code: 0, stdout: 'dark\nsk_live_ident_1\n', stderr: '' });
   });
@@ -109,16 +109,10 @@ describe('svc run with a workload identity', () => {
   it('an identity the api refuses: the failed check on stderr, exit 1, nothing runs', async () => {
     const wrongAudience = tokenFile(
       'wrong-audience',
-      await issuer.sign({ sub: 'repo:acme/web', aud: 'another' }),
+      await platforms.oidc.sign({ sub: 'repo:acme/web', aud: 'another' }),
     );
     const refused = await live.svc(
-      [
-        'run',
-        ...['--identity-method', 'oidc', '--identity-id', ids.oidc!],
-        ...['--identity-token-file', wrongAudience],
-        '--',
-        ...['echo', 'ran'],
-      ],
+      ['run', ...oidcOptions(ids.oidc!, wrongAudience), '--', 'echo', 'ran'],
       { env: base },
     );
     expect(refused).toMatchObject({ code: 1, stdout: '' });
@@ -127,15 +121,10 @@ describe('svc run with a workload identity', () => {
     // A service account the identity does not allow is refused the same way.
     const otherAccount = tokenFile(
       'other-account',
-      k8s.issueToken({ namespace: 'payments', serviceAccount: 'intruder' }),
+      platforms.kubernetes.issueToken({ namespace: 'payments', serviceAccount: 'intruder' }),
     );
     const notAllowed = await live.svc(['run', '--', 'echo', 'ran'], {
-      env: {
-        ...base,
-        SERVICE_IDENTITY_METHOD: 'kubernetes',
-        SERVICE_IDENTITY_ID: ids.kubernetes,
-        SERVICE_IDENTITY_TOKEN_FILE: otherAccount,
-      },
+      env: kubernetesEnv(otherAccount),
     });
     expect(notAllowed).toMatchObject({ code: 1, stdout: '' });
     expect(notAllowed.stderr).toContain('identity exchange: HTTP 401 unauthorized');
@@ -144,7 +133,10 @@ describe('svc run with a workload identity', () => {
 
 describe('svc run --watch with a workload identity', () => {
   it('keeps the stream across key refreshes: no restart for a new key, a restart for a change', async () => {
-    const file = tokenFile('short-token', await issuer.sign({ sub: 'repo:acme/web', aud: 'svc' }));
+    const file = tokenFile(
+      'short-token',
+      await platforms.oidc.sign({ sub: 'repo:acme/web', aud: 'svc' }),
+    );
     const liveKeys = async () => {
       const listed = (await live.admin('GET', `${P}/identities`)).json();
       return listed.find((i: { id: string }) => i.id === ids.short).live_keys as number;
@@ -152,10 +144,8 @@ describe('svc run --watch with a workload identity', () => {
     const before = await liveKeys();
     const svc = live.start(
       [
-        'run',
-        '--watch',
-        ...['--identity-method', 'oidc', '--identity-id', ids.short!],
-        ...['--identity-token-file', file, '--identity-refresh-at', '0.05'],
+        ...['run', '--watch', ...oidcOptions(ids.short!, file)],
+        ...['--identity-refresh-at', '0.05'],
         '--',
         ...['sh', '-c', 'echo "start $UI_THEME"; exec sleep 120'],
       ],

@@ -26,7 +26,6 @@ import type { Database } from './database.ts';
 import { countLiveIdentityKeys, findIdentity, listIdentities } from './identity-queries.ts';
 import {
   groupByScope,
-  scopeColumn,
   toApiKey,
   toConfig,
   toFlag,
@@ -43,6 +42,7 @@ import {
   listSecretVersions,
 } from './secret-queries.ts';
 import type { StoreDialect } from './store-dialect.ts';
+import { findConfig, findFlag, listConfigs, listFlags } from './value-queries.ts';
 
 /** The StoreReader of the Kysely adapters, on the store's database or in a transaction. */
 export class KyselyReader implements StoreReader {
@@ -155,48 +155,20 @@ export class KyselyReader implements StoreReader {
     return rows.map(toApiKey);
   }
 
-  async listConfigs(scope: Scope): Promise<ConfigEntry[]> {
-    const rows = await this.db
-      .selectFrom('configs')
-      .selectAll()
-      .where('project_id', '=', scope.projectId)
-      .where('scope', '=', scopeColumn(scope))
-      .orderBy(this.dialect.byCodePoint('key'))
-      .execute();
-    return rows.map(toConfig);
+  listConfigs(scope: Scope): Promise<ConfigEntry[]> {
+    return listConfigs(this.db, this.dialect, scope);
   }
 
-  async listFlags(scope: Scope): Promise<FlagEntry[]> {
-    const rows = await this.db
-      .selectFrom('flags')
-      .selectAll()
-      .where('project_id', '=', scope.projectId)
-      .where('scope', '=', scopeColumn(scope))
-      .orderBy(this.dialect.byCodePoint('key'))
-      .execute();
-    return rows.map(toFlag);
+  listFlags(scope: Scope): Promise<FlagEntry[]> {
+    return listFlags(this.db, this.dialect, scope);
   }
 
-  async findConfig(scope: Scope, key: string): Promise<ConfigEntry | undefined> {
-    const row = await this.db
-      .selectFrom('configs')
-      .selectAll()
-      .where('project_id', '=', scope.projectId)
-      .where('scope', '=', scopeColumn(scope))
-      .where('key', '=', key)
-      .executeTakeFirst();
-    return row && toConfig(row);
+  findConfig(scope: Scope, key: string): Promise<ConfigEntry | undefined> {
+    return findConfig(this.db, scope, key);
   }
 
-  async findFlag(scope: Scope, key: string): Promise<FlagEntry | undefined> {
-    const row = await this.db
-      .selectFrom('flags')
-      .selectAll()
-      .where('project_id', '=', scope.projectId)
-      .where('scope', '=', scopeColumn(scope))
-      .where('key', '=', key)
-      .executeTakeFirst();
-    return row && toFlag(row);
+  findFlag(scope: Scope, key: string): Promise<FlagEntry | undefined> {
+    return findFlag(this.db, scope, key);
   }
 
   listSecrets(scope: Scope): Promise<SecretVersion[]> {

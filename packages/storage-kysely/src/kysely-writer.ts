@@ -28,15 +28,7 @@ import {
 import { appendAudit } from './audit-queries.ts';
 import { ChangeLog } from './change-log.ts';
 import type { Database } from './database.ts';
-import {
-  scopeColumn,
-  toApiKey,
-  toFlag01,
-  toHundredths,
-  toProject,
-  toService,
-  toWorkspace,
-} from './rows.ts';
+import { toApiKey, toFlag01, toProject, toService, toWorkspace } from './rows.ts';
 import { KyselyReader } from './kysely-reader.ts';
 import {
   deleteExpiredIdentityKeys,
@@ -54,6 +46,7 @@ import {
   replaceSealed,
 } from './secret-queries.ts';
 import type { StoreDialect } from './store-dialect.ts';
+import { deleteValue, putConfig, putFlag } from './value-queries.ts';
 import { conflictOnDuplicate, type WriteContext } from './write-context.ts';
 
 /** Ids per statement: far below SQLite's variable limit and PostgreSQL's 65,535 parameters. */
@@ -291,42 +284,20 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
     return deleteExpiredIdentityKeys(this.db, identityId, before);
   }
 
-  async putConfig(scope: Scope, entry: Omit<ConfigEntry, 'updatedAt'>): Promise<Change> {
-    const row = {
-      value_json: entry.valueJson,
-      is_public: toFlag01(entry.isPublic),
-      updated_at: this.clock.now(),
-    };
-    await this.db
-      .insertInto('configs')
-      .values({ project_id: scope.projectId, scope: scopeColumn(scope), key: entry.key, ...row })
-      .onConflict((oc) => oc.columns(['project_id', 'scope', 'key']).doUpdateSet(row))
-      .execute();
-    return this.tx.changeLog.appendValueChange(scope, 'config', entry.key, 'upsert');
+  putConfig(scope: Scope, entry: Omit<ConfigEntry, 'updatedAt'>): Promise<Change> {
+    return putConfig(this.tx, scope, entry);
   }
 
-  async deleteConfig(scope: Scope, key: string): Promise<Change | undefined> {
-    return this.deleteValue('configs', 'config', scope, key);
+  deleteConfig(scope: Scope, key: string): Promise<Change | undefined> {
+    return deleteValue(this.tx, 'config', scope, key);
   }
 
-  async putFlag(scope: Scope, entry: Omit<FlagEntry, 'updatedAt'>): Promise<Change> {
-    const row = {
-      is_active: toFlag01(entry.isActive),
-      rules_json: JSON.stringify(entry.rules),
-      rollout_hundredths: toHundredths(entry.rolloutPercentage),
-      salt: entry.salt,
-      updated_at: this.clock.now(),
-    };
-    await this.db
-      .insertInto('flags')
-      .values({ project_id: scope.projectId, scope: scopeColumn(scope), key: entry.key, ...row })
-      .onConflict((oc) => oc.columns(['project_id', 'scope', 'key']).doUpdateSet(row))
-      .execute();
-    return this.tx.changeLog.appendValueChange(scope, 'flag', entry.key, 'upsert');
+  putFlag(scope: Scope, entry: Omit<FlagEntry, 'updatedAt'>): Promise<Change> {
+    return putFlag(this.tx, scope, entry);
   }
 
-  async deleteFlag(scope: Scope, key: string): Promise<Change | undefined> {
-    return this.deleteValue('flags', 'flag', scope, key);
+  deleteFlag(scope: Scope, key: string): Promise<Change | undefined> {
+    return deleteValue(this.tx, 'flag', scope, key);
   }
 
   maxSecretVersion(scope: Scope, key: string): Promise<number> {
@@ -351,22 +322,5 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
 
   appendAudit(entry: Omit<AuditEntry, 'id' | 'at'>): Promise<void> {
     return appendAudit(this.tx, entry);
-  }
-
-  /** Deletes a config or a flag; only a deletion that found the row is a change. */
-  private async deleteValue(
-    table: 'configs' | 'flags',
-    kind: 'config' | 'flag',
-    scope: Scope,
-    key: string,
-  ): Promise<Change | undefined> {
-    const { numDeletedRows } = await this.db
-      .deleteFrom(table)
-      .where('project_id', '=', scope.projectId)
-      .where('scope', '=', scopeColumn(scope))
-      .where('key', '=', key)
-      .executeTakeFirstOrThrow();
-    if (numDeletedRows === 0n) return undefined;
-    return this.tx.changeLog.appendValueChange(scope, kind, key, 'delete');
   }
 }

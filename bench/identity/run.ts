@@ -9,53 +9,36 @@
  *   pnpm --filter @svc/bench bench:identity [-- --seconds 5 --rounds 3 --connections 16]
  * Latency: wrk with 1 connection; throughput: wrk with --connections.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
+  createIdentities,
   signGetCallerIdentity,
-  startAwsSts,
-  startAzureImds,
-  startGcpMetadata,
-  startKubernetesApi,
-  startOidcIssuer,
+  startIdentityPlatforms,
   TOKEN_REVIEW_PATH,
 } from '@svc/testkit/identity';
 import { httpCall } from '@svc/testkit';
-import { repoRoot, requireWrk, startApps, wrkAsync, type WrkResult } from '../lib/processes.ts';
+import { databaseEnv, databaseName, numberArg, writeResultsFile } from '../lib/bench-run.ts';
+import { requireWrk, startApps, wrkAsync, type WrkResult } from '../lib/processes.ts';
 import { median, seedBenchProject } from '../lib/seed.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-};
-const seconds = arg('--seconds', 5);
-const rounds = arg('--rounds', 3);
-const connections = arg('--connections', 16);
+const seconds = numberArg('--seconds', 5);
+const rounds = numberArg('--rounds', 3);
+const connections = numberArg('--connections', 16);
 requireWrk();
 
-const tenantId = '72f988bf-86f1-41af-91ab-2d7cd011db47';
-const principalId = '0c4e1b5a-1234-4abc-9def-0123456789ab';
-const email = 'bench@bench-prod.iam.gserviceaccount.com';
-const role = {
-  accessKeyId: 'ASIABENCHROLE0000001',
-  secretAccessKey: 'bench-secret',
-  arn: 'arn:aws:sts::123456789012:assumed-role/bench/i-0',
-  account: '123456789012',
-};
-
 // The stand-ins answer from this process: wrk runs as its own process (wrkAsync), never blocking it.
-const issuer = await startOidcIssuer();
-const google = await startOidcIssuer({ issuer: 'https://accounts.google.com' });
-const entra = await startOidcIssuer({ issuer: `https://sts.windows.net/${tenantId}/` });
-const k8s = await startKubernetesApi({ tls: false });
-const sts = await startAwsSts({ principals: [role] });
-const gce = await startGcpMetadata({ issuer: google, email, projectId: 'bench-prod' });
-const imds = await startAzureImds({ issuer: entra, tenantId, principalId });
+const platforms = await startIdentityPlatforms({
+  oidc: {},
+  kubernetes: { tls: false },
+  aws: {},
+  gcp: {},
+  azure: {},
+});
+const { oidc: issuer, kubernetes: k8s, aws: sts, gcp, azure } = platforms;
 const apps = await startApps({
   IDENTITY_ALLOW_HTTP: 'true',
   IDENTITY_EXCHANGE_MAX: '1000000000',
   WRITE_RATE_LIMIT_MAX: '1000000000',
-  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+  ...databaseEnv(),
 });
 try {
   const reviewer = k8s.issueReviewerToken();
@@ -68,49 +51,27 @@ try {
       service_accounts: ['app'],
     },
     aws: { accounts: ['123456789012'], sts_endpoint: `${sts.url}/` },
-    gcp: { audience: 'https://svc.bench', service_accounts: [email], jwks_url: google.jwksUrl },
+    gcp: {
+      audience: 'https://svc.bench',
+      service_accounts: [gcp.email],
+      jwks_url: gcp.issuer.jwksUrl,
+    },
     azure: {
-      tenant_id: tenantId,
+      tenant_id: azure.tenantId,
       audience: 'api://svc',
-      principal_ids: [principalId],
-      jwks_url: entra.jwksUrl,
+      principal_ids: [azure.principalId],
+      jwks_url: azure.issuer.jwksUrl,
     },
   };
-  const ids: Record<string, string> = {};
+  let ids: Record<string, string> = {};
   const key = await seedBenchProject(apps, async (p) => {
-    for (const [method, block] of Object.entries(blocks)) {
-      const res = await apps.admin('POST', `${p}/identities`, {
-        name: method,
-        kind: 'secret',
-        method,
-        [method]: block,
-      });
-      ids[method] = res.json().id;
-    }
+    ids = await createIdentities(apps.admin, p, blocks);
   });
   // One credential per method, valid for the whole run (tokens live an hour, a signed request 15 min).
-  const gcpToken = (
-    await httpCall(
-      Number(new URL(gce.url).port),
-      'GET',
-      '/computeMetadata/v1/instance/service-accounts/default/identity?audience=https://svc.bench',
-      {
-        headers: { 'Metadata-Flavor': 'Google' },
-      },
-    )
-  ).text;
-  const azureToken = (
-    await httpCall(
-      Number(new URL(imds.url).port),
-      'GET',
-      '/metadata/identity/oauth2/token?api-version=2018-02-01&resource=api://svc',
-      {
-        headers: { Metadata: 'true' },
-      },
-    )
-  ).json().access_token as string;
+  const gcpToken = await gcp.metadata.identityToken('https://svc.bench');
+  const azureToken = await azure.imds.accessToken('api://svc');
   const k8sToken = k8s.issueToken({ namespace: 'bench', serviceAccount: 'app' });
-  const signed = await signGetCallerIdentity(role, { endpoint: `${sts.url}/` });
+  const signed = await signGetCallerIdentity(sts.principal, { endpoint: `${sts.url}/` });
   const credentials: Record<string, Record<string, unknown>> = {
     oidc: { token: await issuer.sign({ sub: 'repo:bench/app', aud: 'svc' }, { expiresInS: 3600 }) },
     kubernetes: { token: k8sToken },
@@ -191,23 +152,15 @@ try {
     }),
   );
   console.table(table);
-  mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
-  writeFileSync(
-    join(repoRoot, 'bench/results/identity.json'),
-    JSON.stringify(
-      {
-        date: new Date().toISOString(),
-        database: process.env.DATABASE_URL ? 'postgresql' : 'sqlite',
-        seconds,
-        rounds,
-        connections,
-        results: table,
-      },
-      null,
-      2,
-    ),
-  );
+  writeResultsFile('identity', {
+    date: new Date().toISOString(),
+    database: databaseName(),
+    seconds,
+    rounds,
+    connections,
+    results: table,
+  });
 } finally {
   await apps.stop();
-  for (const server of [gce, imds, issuer, google, entra, k8s, sts]) await server.close();
+  await platforms.close();
 }

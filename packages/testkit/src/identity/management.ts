@@ -2,10 +2,12 @@
  * Identities made as an operator makes them: `POST {project}/identities` on the console's
  * management API, one per method block.
  */
-import type { HttpResponse } from '../index.ts';
-
 /** A management API call (`path` below `/api`) with the admin token. */
-export type AdminCall = (method: string, path: string, body?: unknown) => Promise<HttpResponse>;
+export type AdminCall = (
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<{ status: number; text: string; json(): any }>;
 
 /** What an identity holds besides its method block (`kind` is `secret` unless given). */
 export interface IdentityFields {

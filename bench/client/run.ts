@@ -18,13 +18,10 @@ import { join } from 'node:path';
 import { ServiceClient, silentLogger } from '../../packages/client/src/index.ts';
 import { repoRoot, startApps, type Apps } from '../lib/processes.ts';
 import { printPython, runPythonBench } from './python.ts';
+import { numberArg } from '../lib/bench-run.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const ITEMS = arg('items', 10_000);
-const CREATES = arg('creates', 50);
+const ITEMS = numberArg('--items', 10_000);
+const CREATES = numberArg('--creates', 50);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
 

@@ -9,7 +9,8 @@
 import { httpCall } from '@svc/testkit';
 import { bulkSeed } from '../lib/bulk-seed.ts';
 import { requireWrk, startApps } from '../lib/processes.ts';
-import { interleavedRounds, numberArg, printResults, saveResults } from '../lib/wrk-rounds.ts';
+import { numberArg } from '../lib/bench-run.ts';
+import { interleavedRounds, printResults, saveResults } from '../lib/wrk-rounds.ts';
 
 const seconds = numberArg('--seconds', 5);
 const rounds = numberArg('--rounds', 3);

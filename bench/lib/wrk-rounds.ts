@@ -1,33 +1,36 @@
 /**
- * What the wrk benches share: their numeric arguments, interleaved rounds of every case (the
- * machine's background load then hits all cases alike) with the median round of each, the
- * table they print, and the JSON they leave in bench/results/.
+ * What the wrk benches share: interleaved rounds of every case (the machine's background load
+ * then hits all cases alike) with the median round of each, the table they print, and the
+ * JSON they leave in bench/results/.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { repoRoot, wrk, type WrkResult } from './processes.ts';
+import { wrk, type WrkOptions, type WrkResult } from './processes.ts';
 import { median } from './seed.ts';
+import { writeResultsFile } from './bench-run.ts';
 
-/** `--name N` from the command line, or `fallback`. */
-export function numberArg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-}
+/** One measured case: a name, the URL, the request headers, and its method and body (GET, none). */
+export type WrkCase = readonly [
+  name: string,
+  url: string,
+  headers: Record<string, string>,
+  request?: Pick<WrkOptions, 'method' | 'body'>,
+];
 
-/** One measured case: a name, the URL and the request headers. */
-export type WrkCase = readonly [name: string, url: string, headers: Record<string, string>];
-
-/** A 2 s warm-up of each case, then `rounds` rounds of every case in turn; each case's median. */
+/**
+ * A warm-up of each case (`warmUpSeconds`, 2 s unless given), then `rounds` rounds of every
+ * case in turn; each case's median round, with the non-2xx/3xx answers of all its rounds.
+ */
 export function interleavedRounds(
   cases: readonly WrkCase[],
-  options: { seconds: number; rounds: number; cpu?: number },
+  options: { seconds: number; rounds: number; cpu?: number; warmUpSeconds?: number },
 ): Record<string, WrkResult> {
-  const { seconds, rounds, cpu } = options;
-  for (const [, url, headers] of cases) wrk(url, headers, { seconds: 2, cpu });
+  const { seconds, rounds, cpu, warmUpSeconds = 2 } = options;
+  for (const [, url, headers, request] of cases) {
+    wrk(url, headers, { ...request, seconds: warmUpSeconds, cpu });
+  }
   const runs = new Map<string, WrkResult[]>(cases.map(([name]) => [name, []]));
   for (let round = 0; round < rounds; round++) {
-    for (const [name, url, headers] of cases) {
-      runs.get(name)!.push(wrk(url, headers, { seconds, cpu }));
+    for (const [name, url, headers, request] of cases) {
+      runs.get(name)!.push(wrk(url, headers, { ...request, seconds, cpu }));
     }
   }
   return Object.fromEntries(
@@ -55,12 +58,11 @@ export function printResults(results: Record<string, WrkResult>): void {
 }
 
 /** Writes `bench/results/{name}.json`; throws when any case had non-2xx/3xx answers. */
-export function saveResults(name: string, summary: { results: Record<string, WrkResult> }): void {
-  mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
-  writeFileSync(
-    join(repoRoot, `bench/results/${name}.json`),
-    JSON.stringify(summary, null, 2) + '\n',
-  );
+export function saveResults(
+  name: string,
+  summary: { results: Record<string, WrkResult>; [field: string]: unknown },
+): void {
+  writeResultsFile(name, summary);
   for (const r of Object.values(summary.results)) {
     if (r.non2xx3xx > 0) throw new Error('non-2xx/3xx responses in the bench');
   }

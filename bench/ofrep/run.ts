@@ -8,23 +8,16 @@
  *   - OFREP bulk 200 (every flag evaluated for the user, 110 entries) vs sync 200
  *   pnpm --filter @svc/bench bench:ofrep [-- --seconds 5 --rounds 3]
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { httpCall } from '@svc/testkit';
-import { repoRoot, requireWrk, startApps, wrk, type WrkResult } from '../lib/processes.ts';
-import { median, seedEvaluationProject } from '../lib/seed.ts';
+import { databaseEnv, databaseName, numberArg } from '../lib/bench-run.ts';
+import { requireWrk, startApps } from '../lib/processes.ts';
+import { seedEvaluationProject } from '../lib/seed.ts';
+import { interleavedRounds, printResults, saveResults, type WrkCase } from '../lib/wrk-rounds.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-};
-const seconds = arg('--seconds', 5);
-const rounds = arg('--rounds', 3);
+const seconds = numberArg('--seconds', 5);
+const rounds = numberArg('--rounds', 3);
 requireWrk();
-const apps = await startApps({
-  SYNC_QUARANTINE_MAX: '1000000000',
-  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
-});
+const apps = await startApps({ SYNC_QUARANTINE_MAX: '1000000000', ...databaseEnv() });
 try {
   const { flags, key } = await seedEvaluationProject(apps);
   const api = `http://127.0.0.1:${apps.apiPort}/bench`;
@@ -34,7 +27,7 @@ try {
   const v1 = { 'X-Service-API-Key': key };
   const ofrep = { Authorization: `Bearer ${key}` };
   const ofrepBody = JSON.stringify({ context: { targetingKey: user, ...attributes } });
-  const post = { method: 'POST', seconds };
+  const post = { method: 'POST', body: ofrepBody };
 
   const first = await httpCall(apps.apiPort, 'POST', '/bench/ofrep/v1/evaluate/flags', {
     headers: { authorization: `Bearer ${key}` },
@@ -48,36 +41,26 @@ try {
     throw new Error(`unexpected bulk answer ${first.status}`);
   }
 
-  const loads: Record<string, () => WrkResult> = {
-    'ofrep single': () =>
-      wrk(`${api}/ofrep/v1/evaluate/flags/${flag}`, ofrep, { ...post, body: ofrepBody }),
-    'evaluate-ab 1 flag': () =>
-      wrk(`${api}/v1/flags/evaluate-ab`, v1, {
-        ...post,
-        body: JSON.stringify({ flags: [flag], user_id: user, attributes }),
-      }),
-    'ofrep bulk 304': () =>
-      wrk(
-        `${api}/ofrep/v1/evaluate/flags`,
-        { ...ofrep, 'If-None-Match': bulkEtag },
-        {
-          ...post,
-          body: ofrepBody,
-        },
-      ),
-    'sync 304': () => wrk(`${api}/v1/sync`, { ...v1, 'If-None-Match': syncEtag }, { seconds }),
-    'ofrep bulk 200': () =>
-      wrk(`${api}/ofrep/v1/evaluate/flags`, ofrep, { ...post, body: ofrepBody }),
-    'sync 200': () => wrk(`${api}/v1/sync`, v1, { seconds }),
-  };
-  for (const load of Object.values(loads)) load();
-  const runs: Record<string, WrkResult[]> = {};
-  for (let r = 0; r < rounds; r++) {
-    for (const [name, load] of Object.entries(loads)) (runs[name] ??= []).push(load());
-  }
-  const results = Object.fromEntries(
-    Object.entries(runs).map(([name, all]) => [name, median(all, (x) => x.requestsPerSecond)]),
-  );
+  const cases: WrkCase[] = [
+    ['ofrep single', `${api}/ofrep/v1/evaluate/flags/${flag}`, ofrep, post],
+    [
+      'evaluate-ab 1 flag',
+      `${api}/v1/flags/evaluate-ab`,
+      v1,
+      { method: 'POST', body: JSON.stringify({ flags: [flag], user_id: user, attributes }) },
+    ],
+    [
+      'ofrep bulk 304',
+      `${api}/ofrep/v1/evaluate/flags`,
+      { ...ofrep, 'If-None-Match': bulkEtag },
+      post,
+    ],
+    ['sync 304', `${api}/v1/sync`, { ...v1, 'If-None-Match': syncEtag }],
+    ['ofrep bulk 200', `${api}/ofrep/v1/evaluate/flags`, ofrep, post],
+    ['sync 200', `${api}/v1/sync`, v1],
+  ];
+  // Each case warms up as long as it is measured.
+  const results = interleavedRounds(cases, { seconds, rounds, warmUpSeconds: seconds });
   const rps = (name: string) => results[name]!.requestsPerSecond;
   const ratios = {
     'ofrep single / evaluate-ab 1 flag (target 0.8)':
@@ -85,42 +68,16 @@ try {
     'ofrep bulk 304 / sync 304 (target 0.8)': rps('ofrep bulk 304') / rps('sync 304'),
     'ofrep bulk 200 / sync 200': rps('ofrep bulk 200') / rps('sync 200'),
   };
-  console.table(
-    Object.fromEntries(
-      Object.entries(results).map(([k, r]) => [
-        k,
-        {
-          'req/s': Math.round(r.requestsPerSecond),
-          'p50 ms': r.latencyP50Ms,
-          'p99 ms': r.latencyP99Ms,
-        },
-      ]),
-    ),
-  );
+  printResults(results);
   for (const [name, ratio] of Object.entries(ratios)) console.log(`${name}: ${ratio.toFixed(2)}x`);
-  const errors = Object.values(runs)
-    .flat()
-    .reduce((n, r) => n + r.non2xx3xx, 0);
-  mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
-  writeFileSync(
-    join(repoRoot, 'bench/results/ofrep.json'),
-    JSON.stringify(
-      {
-        date: new Date().toISOString(),
-        database: process.env.DATABASE_URL ? 'postgresql' : 'sqlite',
-        seconds,
-        rounds,
-        results,
-        ratios: Object.fromEntries(
-          Object.entries(ratios).map(([k, v]) => [k, Number(v.toFixed(2))]),
-        ),
-        errors,
-      },
-      null,
-      2,
-    ) + '\n',
-  );
-  if (errors > 0) throw new Error(`${errors} non-2xx/3xx responses`);
+  saveResults('ofrep', {
+    date: new Date().toISOString(),
+    database: databaseName(),
+    seconds,
+    rounds,
+    results,
+    ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, Number(v.toFixed(2))])),
+  });
 } finally {
   await apps.stop();
 }

@@ -16,13 +16,8 @@ import { join } from 'node:path';
 import { freePort, httpCall } from '@svc/testkit';
 import { repoRoot, requireWrk, startApps } from '../lib/processes.ts';
 import { fillSyncSnapshot, seedBenchProject } from '../lib/seed.ts';
-import {
-  interleavedRounds,
-  numberArg,
-  printResults,
-  saveResults,
-  type WrkCase,
-} from '../lib/wrk-rounds.ts';
+import { interleavedRounds, printResults, saveResults, type WrkCase } from '../lib/wrk-rounds.ts';
+import { numberArg } from '../lib/bench-run.ts';
 import { startNginx } from './nginx.ts';
 import { EDGE_TOKEN, startUnleashEdge } from './unleash-edge.ts';
 import {

@@ -7,14 +7,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot, requireWrk, startApps, wrk, wrkAsync } from '../lib/processes.ts';
 import { seedBenchProject } from '../lib/seed.ts';
+import { databaseEnv, numberArg } from '../lib/bench-run.ts';
 
-const i = process.argv.indexOf('--seconds');
-const seconds = i === -1 ? 10 : Number(process.argv[i + 1]);
+const seconds = numberArg('--seconds', 10);
 requireWrk();
 const apps = await startApps({
   SYNC_QUARANTINE_MAX: '1000000000',
   WRITE_RATE_LIMIT_MAX: '1000000000',
-  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+  ...databaseEnv(),
 });
 try {
   const key = await seedBenchProject(apps, async (p) => {

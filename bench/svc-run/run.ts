@@ -24,13 +24,10 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, startApps, type Apps } from '../lib/processes.ts';
+import { numberArg } from '../lib/bench-run.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const RUNS = arg('runs', 50);
-const ROUNDS = arg('rounds', 30);
+const RUNS = numberArg('--runs', 50);
+const ROUNDS = numberArg('--rounds', 30);
 const WARMUP = 5;
 const svcBin = join(repoRoot, 'packages/cli/dist/svc.mjs');
 const P = '/workspaces/bench/projects/app';

@@ -11,13 +11,10 @@ import { httpCall } from '@svc/testkit';
 import { repoRoot, requireWrk, startApps, wrk, type WrkResult } from '../lib/processes.ts';
 import { fillSyncSnapshot, median, seedBenchProject } from '../lib/seed.ts';
 import { printResults } from '../lib/wrk-rounds.ts';
+import { databaseEnv, numberArg } from '../lib/bench-run.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-};
-const seconds = arg('--seconds', 5);
-const rounds = arg('--rounds', 3);
+const seconds = numberArg('--seconds', 5);
+const rounds = numberArg('--rounds', 3);
 
 function medianRun(runs: WrkResult[]): WrkResult {
   const mid = median(runs, (r) => r.requestsPerSecond);
@@ -27,7 +24,7 @@ requireWrk();
 // The bench key syncs far more than a real client: lift the quarantine so it measures serving.
 const apps = await startApps({
   SYNC_QUARANTINE_MAX: '1000000000',
-  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+  ...databaseEnv(),
 });
 try {
   const key = await seedBenchProject(apps, (p) => fillSyncSnapshot(apps, p));

@@ -7,7 +7,8 @@
 import { httpCall } from '@svc/testkit';
 import { requireWrk, startApps, type Apps } from '../lib/processes.ts';
 import { fillSyncSnapshot, seedBenchProject } from '../lib/seed.ts';
-import { interleavedRounds, numberArg, printResults, saveResults } from '../lib/wrk-rounds.ts';
+import { numberArg } from '../lib/bench-run.ts';
+import { interleavedRounds, printResults, saveResults } from '../lib/wrk-rounds.ts';
 
 const seconds = numberArg('--seconds', 5);
 const rounds = numberArg('--rounds', 3);

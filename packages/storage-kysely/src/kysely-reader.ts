@@ -20,13 +20,13 @@ import type {
   StoreReader,
   Workspace,
 } from '@svc/domain';
+import { findApiKeyById, findApiKeyByHash, listApiKeys } from './api-key-queries.ts';
 import { listAudit } from './audit-queries.ts';
 import { changesAfter, lastChangeSeq } from './change-log.ts';
 import type { Database } from './database.ts';
 import { countLiveIdentityKeys, findIdentity, listIdentities } from './identity-queries.ts';
 import {
   groupByScope,
-  toApiKey,
   toConfig,
   toFlag,
   toProject,
@@ -127,32 +127,16 @@ export class KyselyReader implements StoreReader {
     return rows.map(toService);
   }
 
-  async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const row = await this.db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('hash', '=', hash)
-      .executeTakeFirst();
-    return row && toApiKey(row);
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    return findApiKeyByHash(this.db, hash);
   }
 
-  async findApiKeyById(id: string): Promise<ApiKeyRecord | undefined> {
-    const row = await this.db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row && toApiKey(row);
+  findApiKeyById(id: string): Promise<ApiKeyRecord | undefined> {
+    return findApiKeyById(this.db, id);
   }
 
-  async listApiKeys(projectId?: string): Promise<ApiKeyRecord[]> {
-    let query = this.db.selectFrom('api_keys').selectAll();
-    if (projectId !== undefined) query = query.where('project_id', '=', projectId);
-    const rows = await query
-      .orderBy('created_at')
-      .orderBy(this.dialect.byCodePoint('id'))
-      .execute();
-    return rows.map(toApiKey);
+  listApiKeys(projectId?: string): Promise<ApiKeyRecord[]> {
+    return listApiKeys(this.db, this.dialect, projectId);
   }
 
   listConfigs(scope: Scope): Promise<ConfigEntry[]> {

@@ -15,7 +15,6 @@ import {
   type ConfigEntry,
   type FlagEntry,
   type IdentityRecord,
-  type KeyKind,
   type NewIdentity,
   type NewSecretVersion,
   type Project,
@@ -25,10 +24,11 @@ import {
   type StoreWriter,
   type Workspace,
 } from '@svc/domain';
+import { insertApiKey, revokeApiKey, touchApiKeys } from './api-key-queries.ts';
 import { appendAudit } from './audit-queries.ts';
 import { ChangeLog } from './change-log.ts';
 import type { Database } from './database.ts';
-import { toApiKey, toFlag01, toProject, toService, toWorkspace } from './rows.ts';
+import { toFlag01, toProject, toService, toWorkspace } from './rows.ts';
 import { KyselyReader } from './kysely-reader.ts';
 import {
   deleteExpiredIdentityKeys,
@@ -48,9 +48,6 @@ import {
 import type { StoreDialect } from './store-dialect.ts';
 import { deleteValue, putConfig, putFlag } from './value-queries.ts';
 import { conflictOnDuplicate, type WriteContext } from './write-context.ts';
-
-/** Ids per statement: far below SQLite's variable limit and PostgreSQL's 65,535 parameters. */
-const TOUCH_CHUNK = 500;
 
 export interface KyselyWriterOptions {
   dialect: StoreDialect;
@@ -172,72 +169,16 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
     return toService(row);
   }
 
-  async insertApiKey(input: {
-    workspaceId: string;
-    projectId: string;
-    serviceId: string | null;
-    kind: KeyKind;
-    name: string;
-    prefix: string;
-    hash: string;
-    identityId?: string;
-    expiresAt?: number;
-  }): Promise<ApiKeyRecord> {
-    const row = {
-      id: randomUUID(),
-      workspace_id: input.workspaceId,
-      project_id: input.projectId,
-      service_id: input.serviceId,
-      kind: input.kind,
-      name: input.name,
-      prefix: input.prefix,
-      hash: input.hash,
-      created_at: this.clock.now(),
-      last_used_at: null,
-      revoked_at: null,
-      identity_id: input.identityId ?? null,
-      expires_at: input.expiresAt ?? null,
-    };
-    await this.db.insertInto('api_keys').values(row).execute();
-    await this.tx.changeLog.append({
-      workspaceId: row.workspace_id,
-      projectId: row.project_id,
-      serviceId: row.service_id,
-      kind: 'key',
-      key: row.id,
-    });
-    return toApiKey(row);
+  insertApiKey(input: Parameters<StoreWriter['insertApiKey']>[0]): Promise<ApiKeyRecord> {
+    return insertApiKey(this.tx, input);
   }
 
-  async revokeApiKey(projectId: string, id: string): Promise<boolean> {
-    const revoked = await this.db
-      .updateTable('api_keys')
-      .set({ revoked_at: this.clock.now() })
-      .where('id', '=', id)
-      .where('project_id', '=', projectId)
-      .where('revoked_at', 'is', null)
-      .returning(['workspace_id', 'service_id'])
-      .executeTakeFirst();
-    if (!revoked) return false;
-    await this.tx.changeLog.append({
-      workspaceId: revoked.workspace_id,
-      projectId,
-      serviceId: revoked.service_id,
-      kind: 'key',
-      key: id,
-      op: 'delete',
-    });
-    return true;
+  revokeApiKey(projectId: string, id: string): Promise<boolean> {
+    return revokeApiKey(this.tx, projectId, id);
   }
 
-  async touchApiKeys(ids: string[], at: number): Promise<void> {
-    for (let i = 0; i < ids.length; i += TOUCH_CHUNK) {
-      await this.db
-        .updateTable('api_keys')
-        .set({ last_used_at: at })
-        .where('id', 'in', ids.slice(i, i + TOUCH_CHUNK))
-        .execute();
-    }
+  touchApiKeys(ids: string[], at: number): Promise<void> {
+    return touchApiKeys(this.tx, ids, at);
   }
 
   async insertIdentity(input: NewIdentity): Promise<IdentityRecord> {

@@ -45,10 +45,24 @@ Create = Callable[..., ServiceClient]
 
 
 @pytest.fixture
-def create(service: FakeService) -> Iterator[Create]:
+def make_client() -> Iterator[Create]:
+    """``make_client(**options)``: ``ServiceClient.create(**options)``, closed after the test."""
+    clients: list[ServiceClient] = []
+
+    def make(**options: Any) -> ServiceClient:
+        client = ServiceClient.create(**options)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+@pytest.fixture
+def create(service: FakeService, make_client: Create) -> Create:
     """``create(**settings)``: a client of the fake service (secret key, stream off, silent
     logger unless given), closed after the test."""
-    clients: list[ServiceClient] = []
 
     def make(**settings: Any) -> ServiceClient:
         options: dict[str, Any] = {
@@ -58,13 +72,9 @@ def create(service: FakeService) -> Iterator[Create]:
             "logger": silent_logger,
             **settings,
         }
-        client = ServiceClient.create(**options)
-        clients.append(client)
-        return client
+        return make_client(**options)
 
-    yield make
-    for client in clients:
-        client.close()
+    return make
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import pytest
 
-from conftest import RecordingLogger
+from conftest import Create, RecordingLogger
 from support.exchange_service import IDENTITY_ID, OK, ExchangeService, Verdict
 from support.fake_service import wait_until
 from svc_client import (
@@ -35,13 +35,8 @@ def service() -> Iterator[ExchangeService]:
     fake.close()
 
 
-Create = Callable[..., ServiceClient]
-
-
 @pytest.fixture
-def create(service: ExchangeService) -> Iterator[Create]:
-    clients: list[ServiceClient] = []
-
+def create(service: ExchangeService, make_client: Create) -> Create:
     def make(refresh_at: float = 0.5, **settings: Any) -> ServiceClient:
         identity = WorkloadIdentity(
             identity_id=IDENTITY_ID,
@@ -56,13 +51,9 @@ def create(service: ExchangeService) -> Iterator[Create]:
             "reconnect": ReconnectOptions(initial_delay=0.05, max_delay=0.2),
             **settings,
         }
-        client = ServiceClient.create(**options)
-        clients.append(client)
-        return client
+        return make_client(**options)
 
-    yield make
-    for client in clients:
-        client.close()
+    return make
 
 
 def fail_exchanges(service: ExchangeService, verdict: Verdict) -> Callable[[], None]:

@@ -18,7 +18,7 @@ import { liveService } from './support/live.ts';
 const live = liveService();
 const P = '/workspaces/ident/projects/web';
 const dir = tempDir('svc-cli-identity-');
-let platforms: IdentityPlatforms<'oidc' | 'kubernetes'>;
+let platforms: IdentityPlatforms<'oidc' | 'kubernetes' | 'aws'>;
 const ids: Record<string, string> = {};
 /** svc's environment: the base URL, and no key from the environment of the test run. */
 let base: Record<string, string | undefined> = {};
@@ -37,8 +37,8 @@ function tokenFile(name: string, token: string): string {
 }
 
 beforeAll(async () => {
-  platforms = await startIdentityPlatforms({ oidc: {}, kubernetes: {} });
-  const { oidc, kubernetes } = platforms;
+  platforms = await startIdentityPlatforms({ oidc: {}, kubernetes: {}, aws: {} });
+  const { oidc, kubernetes, aws } = platforms;
   await live.admin('POST', '/workspaces', { slug: 'ident', name: 'Ident' });
   await live.admin('POST', '/workspaces/ident/projects', { slug: 'web', name: 'Web' });
   await live.admin('PUT', `${P}/configs/ui.theme`, { value: 'dark', is_public: true });
@@ -50,6 +50,11 @@ beforeAll(async () => {
     reviewer_token: kubernetes.issueReviewerToken(),
     namespaces: ['payments'],
     service_accounts: ['checkout'],
+  });
+  ids.aws = await identity('aws', {
+    accounts: [aws.principal.account],
+    sts_endpoint: `${aws.url}/`,
+    server_id: 'svc.test',
   });
   // Keys of 60 s, the shortest the api mints: with --identity-refresh-at 0.05, one every 3 s.
   ids.short = await identity('oidc', { issuer: oidc.issuer, audiences: ['svc'] }, 60);
@@ -104,6 +109,22 @@ describe('svc run with a workload identity', () => {
       env: kubernetesEnv(file),
     });
     expect(result).toMatchObject({ code: 0, stdout: 'dark\nsk_live_ident_1\n', stderr: '' });
+  });
+
+  it("aws: the SDK's credential chain (the environment) signs, in the bundled svc too", async () => {
+    const { principal, url, requests } = platforms.aws;
+    const result = await live.svc(['run', '--', 'printenv', 'UI_THEME'], {
+      env: {
+        ...base,
+        ...{ SERVICE_IDENTITY_METHOD: 'aws', SERVICE_IDENTITY_ID: ids.aws },
+        ...{ SERVICE_IDENTITY_STS_ENDPOINT: `${url}/`, SERVICE_IDENTITY_SERVER_ID: 'svc.test' },
+        AWS_ACCESS_KEY_ID: principal.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: principal.secretAccessKey,
+        AWS_SESSION_TOKEN: principal.sessionToken,
+      },
+    });
+    expect(result).toMatchObject({ code: 0, stdout: 'dark\n', stderr: '' });
+    expect(requests.at(-1)).toMatchObject({ accessKeyId: principal.accessKeyId, accepted: true });
   });
 
   it('an identity the api refuses: the failed check on stderr, exit 1, nothing runs', async () => {

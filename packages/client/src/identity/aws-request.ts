@@ -80,23 +80,35 @@ export function signedCallerIdentity(identity: ResolvedIdentity): () => Promise<
 /** The SDK's modules (a clear error when they are not installed) and the credential provider. */
 async function load(identity: ResolvedIdentity): Promise<AwsParts> {
   try {
-    const [{ SignatureV4 }, { Sha256 }] = await Promise.all([
+    const [signer, sha256] = await Promise.all([
       import('@smithy/signature-v4'),
       import('@aws-crypto/sha256-js'),
     ]);
+    const SignatureV4 = exported(signer, 'SignatureV4');
+    const Sha256 = exported(sha256, 'Sha256');
     const given = identity.credentials;
     const credentials: CredentialProvider =
       typeof given === 'function'
         ? given
         : given !== undefined
           ? () => Promise.resolve(given)
-          : (await import('@aws-sdk/credential-providers')).fromNodeProviderChain();
+          : exported(await import('@aws-sdk/credential-providers'), 'fromNodeProviderChain')();
     return { SignatureV4, Sha256, credentials };
   } catch (error) {
     throw new ServiceError(`identity: the aws method needs ${PACKAGES} installed`, {
       cause: error,
     });
   }
+}
+
+/**
+ * A module's export `name`. The SDK's packages are CommonJS: once a bundler such as esbuild has
+ * put them in chunks of an ES module bundle (the `svc` command), their exports are on `default`.
+ */
+function exported<M extends object, K extends keyof M>(module: M, name: K): M[K] {
+  const value = module[name] ?? (module as { default?: M }).default?.[name];
+  if (value === undefined) throw new TypeError(`the module exports no ${String(name)}`);
+  return value;
 }
 
 /** `sts.{region}.amazonaws.com` names its region; the global endpoint signs for us-east-1. */

@@ -26,16 +26,14 @@ import { changesAfter, lastChangeSeq } from './change-log.ts';
 import type { Database } from './database.ts';
 import { countLiveIdentityKeys, findIdentity, listIdentities } from './identity-queries.ts';
 import {
-  groupByScope,
-  toConfig,
-  toFlag,
-  toProject,
-  toSecretVersion,
-  toService,
-  toWorkspace,
-} from './rows.ts';
+  findProject,
+  findProjectById,
+  findService,
+  listProjects,
+  listServices,
+  loadProjectState,
+} from './project-queries.ts';
 import {
-  currentSecretVersions,
   findSecret,
   listSealedVersions,
   listSecrets,
@@ -43,6 +41,7 @@ import {
 } from './secret-queries.ts';
 import type { StoreDialect } from './store-dialect.ts';
 import { findConfig, findFlag, listConfigs, listFlags } from './value-queries.ts';
+import { findWorkspaceById, findWorkspaceBySlug, listWorkspaces } from './workspace-queries.ts';
 
 /** The StoreReader of the Kysely adapters, on the store's database or in a transaction. */
 export class KyselyReader implements StoreReader {
@@ -51,80 +50,36 @@ export class KyselyReader implements StoreReader {
     protected readonly dialect: StoreDialect,
   ) {}
 
-  async findWorkspaceBySlug(slug: string): Promise<Workspace | undefined> {
-    const row = await this.db
-      .selectFrom('workspaces')
-      .selectAll()
-      .where('slug', '=', slug)
-      .executeTakeFirst();
-    return row && toWorkspace(row);
+  findWorkspaceBySlug(slug: string): Promise<Workspace | undefined> {
+    return findWorkspaceBySlug(this.db, slug);
   }
 
-  async findWorkspaceById(id: string): Promise<Workspace | undefined> {
-    const row = await this.db
-      .selectFrom('workspaces')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row && toWorkspace(row);
+  findWorkspaceById(id: string): Promise<Workspace | undefined> {
+    return findWorkspaceById(this.db, id);
   }
 
-  async listWorkspaces(): Promise<Workspace[]> {
-    const rows = await this.db
-      .selectFrom('workspaces')
-      .selectAll()
-      .orderBy(this.dialect.byCodePoint('slug'))
-      .execute();
-    return rows.map(toWorkspace);
+  listWorkspaces(): Promise<Workspace[]> {
+    return listWorkspaces(this.db, this.dialect);
   }
 
-  async findProject(workspaceId: string, slug: string): Promise<Project | undefined> {
-    const row = await this.db
-      .selectFrom('projects')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('slug', '=', slug)
-      .executeTakeFirst();
-    return row && toProject(row);
+  findProject(workspaceId: string, slug: string): Promise<Project | undefined> {
+    return findProject(this.db, workspaceId, slug);
   }
 
-  async findProjectById(id: string): Promise<Project | undefined> {
-    const row = await this.db
-      .selectFrom('projects')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row && toProject(row);
+  findProjectById(id: string): Promise<Project | undefined> {
+    return findProjectById(this.db, id);
   }
 
-  async listProjects(workspaceId?: string): Promise<Project[]> {
-    let query = this.db.selectFrom('projects').selectAll();
-    if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
-    const rows = await query
-      .orderBy(this.dialect.byCodePoint('workspace_id'))
-      .orderBy(this.dialect.byCodePoint('slug'))
-      .execute();
-    return rows.map(toProject);
+  listProjects(workspaceId?: string): Promise<Project[]> {
+    return listProjects(this.db, this.dialect, workspaceId);
   }
 
-  async findService(projectId: string, slug: string): Promise<Service | undefined> {
-    const row = await this.db
-      .selectFrom('services')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('slug', '=', slug)
-      .executeTakeFirst();
-    return row && toService(row);
+  findService(projectId: string, slug: string): Promise<Service | undefined> {
+    return findService(this.db, projectId, slug);
   }
 
-  async listServices(projectId: string): Promise<Service[]> {
-    const rows = await this.db
-      .selectFrom('services')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .orderBy(this.dialect.byCodePoint('slug'))
-      .execute();
-    return rows.map(toService);
+  listServices(projectId: string): Promise<Service[]> {
+    return listServices(this.db, this.dialect, projectId);
   }
 
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
@@ -171,40 +126,8 @@ export class KyselyReader implements StoreReader {
     return listSealedVersions(this.db, this.dialect);
   }
 
-  /**
-   * The dialect's own read of the whole project if it has one, otherwise one query per table,
-   * whatever the number of items (run it in one snapshot to have the revision match the values).
-   */
-  async loadProjectState(projectId: string): Promise<ProjectState | undefined> {
-    if (this.dialect.loadProjectState) return this.dialect.loadProjectState(this.db, projectId);
-    const project = await this.findProjectById(projectId);
-    if (!project) return undefined;
-    const services = await this.listServices(projectId);
-    const configs = await this.db
-      .selectFrom('configs')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .orderBy(this.dialect.byCodePoint('scope'))
-      .orderBy(this.dialect.byCodePoint('key'))
-      .execute();
-    const flags = await this.db
-      .selectFrom('flags')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .orderBy(this.dialect.byCodePoint('scope'))
-      .orderBy(this.dialect.byCodePoint('key'))
-      .execute();
-    const secrets = await currentSecretVersions(this.db, projectId)
-      .orderBy(this.dialect.byCodePoint('v.scope'))
-      .orderBy(this.dialect.byCodePoint('v.key'))
-      .execute();
-    return {
-      project,
-      services,
-      configs: groupByScope(configs, toConfig),
-      flags: groupByScope(flags, toFlag),
-      secrets: groupByScope(secrets, toSecretVersion),
-    };
+  loadProjectState(projectId: string): Promise<ProjectState | undefined> {
+    return loadProjectState(this.db, this.dialect, projectId);
   }
 
   changesAfter(afterSeq: number, limit: number): Promise<Change[]> {

@@ -3,7 +3,6 @@
  * to the change log; value writes also bump the project's revision. How the transaction begins
  * and orders writers is the store's business: it hands the writer a connection already inside.
  */
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import {
   NotFoundError,
@@ -28,8 +27,6 @@ import { insertApiKey, revokeApiKey, touchApiKeys } from './api-key-queries.ts';
 import { appendAudit } from './audit-queries.ts';
 import { ChangeLog } from './change-log.ts';
 import type { Database } from './database.ts';
-import { toFlag01, toProject, toService, toWorkspace } from './rows.ts';
-import { KyselyReader } from './kysely-reader.ts';
 import {
   deleteExpiredIdentityKeys,
   deleteIdentity,
@@ -38,6 +35,8 @@ import {
   touchIdentity,
   updateIdentity,
 } from './identity-queries.ts';
+import { KyselyReader } from './kysely-reader.ts';
+import { insertProject, insertService, updateProject } from './project-queries.ts';
 import {
   deleteSecret,
   deleteSecretVersion,
@@ -47,6 +46,7 @@ import {
 } from './secret-queries.ts';
 import type { StoreDialect } from './store-dialect.ts';
 import { deleteValue, putConfig, putFlag } from './value-queries.ts';
+import { insertWorkspace, updateWorkspace } from './workspace-queries.ts';
 import { conflictOnDuplicate, type WriteContext } from './write-context.ts';
 
 export interface KyselyWriterOptions {
@@ -72,101 +72,24 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
     this.tx = { db, dialect: options.dialect, clock: options.clock, changeLog };
   }
 
-  async insertWorkspace(input: { slug: string; name: string }): Promise<Workspace> {
-    const row = {
-      id: randomUUID(),
-      slug: input.slug,
-      name: input.name,
-      billing_status: 'ok' as const,
-      created_at: this.clock.now(),
-    };
-    await conflictOnDuplicate(this.tx, `workspace '${input.slug}' exists`, () =>
-      this.db.insertInto('workspaces').values(row).execute(),
-    );
-    await this.tx.changeLog.append({ workspaceId: row.id, kind: 'workspace', key: row.slug });
-    return toWorkspace(row);
+  insertWorkspace(input: { slug: string; name: string }): Promise<Workspace> {
+    return insertWorkspace(this.tx, input);
   }
 
-  async updateWorkspace(id: string, patch: { billingStatus?: BillingStatus }): Promise<Workspace> {
-    if (patch.billingStatus !== undefined) {
-      await this.db
-        .updateTable('workspaces')
-        .set({ billing_status: patch.billingStatus })
-        .where('id', '=', id)
-        .execute();
-    }
-    const workspace = await this.findWorkspaceById(id);
-    if (!workspace) throw new NotFoundError(`no workspace '${id}'`);
-    await this.tx.changeLog.append({ workspaceId: id, kind: 'workspace', key: workspace.slug });
-    return workspace;
+  updateWorkspace(id: string, patch: { billingStatus?: BillingStatus }): Promise<Workspace> {
+    return updateWorkspace(this.tx, id, patch);
   }
 
-  async insertProject(input: {
-    workspaceId: string;
-    slug: string;
-    name: string;
-  }): Promise<Project> {
-    const row = {
-      id: randomUUID(),
-      workspace_id: input.workspaceId,
-      slug: input.slug,
-      name: input.name,
-      ab_testing: 0 as const,
-      revision: 0,
-      created_at: this.clock.now(),
-    };
-    await conflictOnDuplicate(this.tx, `project '${input.slug}' exists`, () =>
-      this.db.insertInto('projects').values(row).execute(),
-    );
-    await this.tx.changeLog.append({
-      workspaceId: row.workspace_id,
-      projectId: row.id,
-      kind: 'project',
-      key: row.slug,
-    });
-    return toProject(row);
+  insertProject(input: { workspaceId: string; slug: string; name: string }): Promise<Project> {
+    return insertProject(this.tx, input);
   }
 
-  async updateProject(id: string, patch: { abTesting?: boolean }): Promise<Project> {
-    if (patch.abTesting !== undefined) {
-      await this.db
-        .updateTable('projects')
-        .set({ ab_testing: toFlag01(patch.abTesting) })
-        .where('id', '=', id)
-        .execute();
-    }
-    const project = await this.findProjectById(id);
-    if (!project) throw new NotFoundError(`no project '${id}'`);
-    await this.tx.changeLog.append({
-      workspaceId: project.workspaceId,
-      projectId: id,
-      kind: 'project',
-      key: project.slug,
-    });
-    return project;
+  updateProject(id: string, patch: { abTesting?: boolean }): Promise<Project> {
+    return updateProject(this.tx, id, patch);
   }
 
-  async insertService(input: { projectId: string; slug: string; name: string }): Promise<Service> {
-    const project = await this.findProjectById(input.projectId);
-    if (!project) throw new NotFoundError(`no project '${input.projectId}'`);
-    const row = {
-      id: randomUUID(),
-      project_id: input.projectId,
-      slug: input.slug,
-      name: input.name,
-      created_at: this.clock.now(),
-    };
-    await conflictOnDuplicate(this.tx, `service '${input.slug}' exists`, () =>
-      this.db.insertInto('services').values(row).execute(),
-    );
-    await this.tx.changeLog.append({
-      workspaceId: project.workspaceId,
-      projectId: project.id,
-      serviceId: row.id,
-      kind: 'service',
-      key: row.slug,
-    });
-    return toService(row);
+  insertService(input: { projectId: string; slug: string; name: string }): Promise<Service> {
+    return insertService(this.tx, input);
   }
 
   insertApiKey(input: Parameters<StoreWriter['insertApiKey']>[0]): Promise<ApiKeyRecord> {

@@ -2,7 +2,8 @@
  * `svc run` with a workload identity instead of a key (the built dist/svc.mjs, a real process)
  * against the live console and api, with the identity stand-ins of `@svc/testkit/identity`: an
  * OIDC issuer and a Kubernetes api server answering TokenReviews, as the api's own identity
- * tests use them. The identities are made through the management API.
+ * tests use them (the cloud methods: run-identity-clouds). The identities are made through the
+ * management API.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import { liveService } from './support/live.ts';
 const live = liveService();
 const P = '/workspaces/ident/projects/web';
 const dir = tempDir('svc-cli-identity-');
-let platforms: IdentityPlatforms<'oidc' | 'kubernetes' | 'aws'>;
+let platforms: IdentityPlatforms<'oidc' | 'kubernetes'>;
 const ids: Record<string, string> = {};
 /** svc's environment: the base URL, and no key from the environment of the test run. */
 let base: Record<string, string | undefined> = {};
@@ -37,8 +38,8 @@ function tokenFile(name: string, token: string): string {
 }
 
 beforeAll(async () => {
-  platforms = await startIdentityPlatforms({ oidc: {}, kubernetes: {}, aws: {} });
-  const { oidc, kubernetes, aws } = platforms;
+  platforms = await startIdentityPlatforms({ oidc: {}, kubernetes: {} });
+  const { oidc, kubernetes } = platforms;
   await live.admin('POST', '/workspaces', { slug: 'ident', name: 'Ident' });
   await live.admin('POST', '/workspaces/ident/projects', { slug: 'web', name: 'Web' });
   await live.admin('PUT', `${P}/configs/ui.theme`, { value: 'dark', is_public: true });
@@ -50,11 +51,6 @@ beforeAll(async () => {
     reviewer_token: kubernetes.issueReviewerToken(),
     namespaces: ['payments'],
     service_accounts: ['checkout'],
-  });
-  ids.aws = await identity('aws', {
-    accounts: [aws.principal.account],
-    sts_endpoint: `${aws.url}/`,
-    server_id: 'svc.test',
   });
   // Keys of 60 s, the shortest the api mints: with --identity-refresh-at 0.05, one every 3 s.
   ids.short = await identity('oidc', { issuer: oidc.issuer, audiences: ['svc'] }, 60);
@@ -100,6 +96,24 @@ describe('svc run with a workload identity', () => {
     expect(keysIn(env)).toEqual([]);
   });
 
+  it('oidc with the token in a variable, as GitLab CI gives one', async () => {
+    const token = await platforms.oidc.sign({ sub: 'repo:acme/web', aud: 'svc' });
+    const result = await live.svc(
+      [
+        'run',
+        '--identity-method',
+        'oidc',
+        '--identity-id',
+        ids.oidc!,
+        '--',
+        'printenv',
+        'UI_THEME',
+      ],
+      { env: { ...base, SERVICE_IDENTITY_TOKEN_ENV: 'SVC_ID_TOKEN', SVC_ID_TOKEN: token } },
+    );
+    expect(result).toMatchObject({ code: 0, stdout: 'dark\n', stderr: '' });
+  });
+
   it('kubernetes from the SERVICE_IDENTITY_* variables, with the projected token file', async () => {
     const file = tokenFile(
       'k8s-token',
@@ -109,22 +123,6 @@ describe('svc run with a workload identity', () => {
       env: kubernetesEnv(file),
     });
     expect(result).toMatchObject({ code: 0, stdout: 'dark\nsk_live_ident_1\n', stderr: '' });
-  });
-
-  it("aws: the SDK's credential chain (the environment) signs, in the bundled svc too", async () => {
-    const { principal, url, requests } = platforms.aws;
-    const result = await live.svc(['run', '--', 'printenv', 'UI_THEME'], {
-      env: {
-        ...base,
-        ...{ SERVICE_IDENTITY_METHOD: 'aws', SERVICE_IDENTITY_ID: ids.aws },
-        ...{ SERVICE_IDENTITY_STS_ENDPOINT: `${url}/`, SERVICE_IDENTITY_SERVER_ID: 'svc.test' },
-        AWS_ACCESS_KEY_ID: principal.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: principal.secretAccessKey,
-        AWS_SESSION_TOKEN: principal.sessionToken,
-      },
-    });
-    expect(result).toMatchObject({ code: 0, stdout: 'dark\n', stderr: '' });
-    expect(requests.at(-1)).toMatchObject({ accessKeyId: principal.accessKeyId, accepted: true });
   });
 
   it('an identity the api refuses: the failed check on stderr, exit 1, nothing runs', async () => {

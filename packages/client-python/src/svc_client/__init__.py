@@ -4,7 +4,7 @@ Start with :meth:`ServiceClient.create`.
 """
 
 from ._api_key import KeyType
-from ._client import ChangeListener, ChangeSet, ServiceClient
+from ._client import ServiceClient
 from ._config import ReconnectOptions, ServiceConfig
 from ._errors import (
     ServiceAbAddonNotAvailableError,
@@ -19,6 +19,7 @@ from ._errors import (
     ServiceUnauthorizedError,
 )
 from ._identity.settings import AwsCredentials, IdentityMethod, RetryOptions, WorkloadIdentity
+from ._live_cache import ChangeListener, ChangeSet
 from ._logger import ServiceLogger, StdlibLogger, default_logger, silent_logger
 from ._snapshot import Change, ItemKind, JsonValue
 

@@ -1,12 +1,19 @@
 /**
  * Identities and the keys minted from them, as queries on a Kysely instance (the store's or a
- * transaction's): the reader and writer delegate here so identities stay in one file.
+ * transaction's): the reader and writer delegate here so identities stay in one file. An
+ * identity itself is not a change (api instances never serve it); the keys it mints are.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { IdentityBinding, IdentityRecord, NewIdentity } from '@svc/domain';
+import {
+  NotFoundError,
+  type IdentityBinding,
+  type IdentityRecord,
+  type NewIdentity,
+} from '@svc/domain';
 import type { Database, IdentityRow } from './database.ts';
 import type { StoreDialect } from './store-dialect.ts';
+import { conflictOnDuplicate, type WriteContext } from './write-context.ts';
 
 export function toIdentity(row: IdentityRow): IdentityRecord {
   return {
@@ -80,11 +87,12 @@ export async function countLiveIdentityKeys(
   return new Map(rows.map((row) => [row.identity_id!, Number(row.live)]));
 }
 
+/** Throws ConflictError when the name is taken. */
 export async function insertIdentity(
-  db: Kysely<Database>,
+  tx: WriteContext,
   input: NewIdentity,
-  now: number,
 ): Promise<IdentityRecord> {
+  const now = tx.clock.now();
   const row: IdentityRow = {
     id: randomUUID(),
     ...columns(input),
@@ -92,23 +100,28 @@ export async function insertIdentity(
     updated_at: now,
     last_used_at: null,
   };
-  await db.insertInto('identities').values(row).execute();
+  await conflictOnDuplicate(tx, `identity '${input.name}' exists`, () =>
+    tx.db.insertInto('identities').values(row).execute(),
+  );
   return toIdentity(row);
 }
 
-/** Undefined when the identity does not exist. */
+/** Throws ConflictError when the new name is taken, NotFoundError when there is no such id. */
 export async function updateIdentity(
-  db: Kysely<Database>,
+  tx: WriteContext,
   id: string,
   input: NewIdentity,
-  now: number,
-): Promise<IdentityRecord | undefined> {
-  await db
-    .updateTable('identities')
-    .set({ ...columns(input), updated_at: now })
-    .where('id', '=', id)
-    .execute();
-  return findIdentity(db, id);
+): Promise<IdentityRecord> {
+  await conflictOnDuplicate(tx, `identity '${input.name}' exists`, () =>
+    tx.db
+      .updateTable('identities')
+      .set({ ...columns(input), updated_at: tx.clock.now() })
+      .where('id', '=', id)
+      .execute(),
+  );
+  const identity = await findIdentity(tx.db, id);
+  if (!identity) throw new NotFoundError(`no identity '${id}'`);
+  return identity;
 }
 
 export async function deleteIdentity(db: Kysely<Database>, id: string): Promise<boolean> {
@@ -133,16 +146,14 @@ export async function touchIdentity(
 }
 
 /**
- * Deletes every key of the identity; returns the live ones (unrevoked, unexpired at `now`),
- * which the caller logs as changes so api instances drop them.
+ * Deletes every key of the identity; the live ones (unrevoked, unexpired at `now`) are logged
+ * as deleted, so that api instances drop them. Returns how many were live.
  */
-export async function deleteIdentityKeys(
-  db: Kysely<Database>,
+export async function revokeIdentityKeys(
+  { db, changeLog }: WriteContext,
   identityId: string,
   now: number,
-): Promise<
-  Array<{ id: string; workspace_id: string; project_id: string; service_id: string | null }>
-> {
+): Promise<number> {
   const live = await db
     .selectFrom('api_keys')
     .select(['id', 'workspace_id', 'project_id', 'service_id'])
@@ -151,7 +162,17 @@ export async function deleteIdentityKeys(
     .where('expires_at', '>', now)
     .execute();
   await db.deleteFrom('api_keys').where('identity_id', '=', identityId).execute();
-  return live;
+  for (const key of live) {
+    await changeLog.append({
+      workspaceId: key.workspace_id,
+      projectId: key.project_id,
+      serviceId: key.service_id,
+      kind: 'key',
+      key: key.id,
+      op: 'delete',
+    });
+  }
+  return live.length;
 }
 
 export async function deleteExpiredIdentityKeys(

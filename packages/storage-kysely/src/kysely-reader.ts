@@ -2,6 +2,9 @@
  * Reads over a Kysely instance that is either the store's database or one transaction's
  * connection, so the same queries serve both, on SQLite and PostgreSQL alike (where they
  * differ, the dialect says how).
+ *
+ * The queries live with their concept (`*-queries.ts`, beside that concept's writes); this
+ * class answers as the StoreReader, and the stores extend it.
  */
 import type { Kysely } from 'kysely';
 import type {

@@ -2,26 +2,28 @@
  * Writes, over one transaction's connection. Every write that api instances must see appends
  * to the change log; value writes also bump the project's revision. How the transaction begins
  * and orders writers is the store's business: it hands the writer a connection already inside.
+ *
+ * The writes themselves live with their concept (`*-queries.ts`, beside that concept's reads);
+ * this class only gives them the transaction's write context and answers as the StoreWriter.
  */
 import type { Kysely } from 'kysely';
-import {
-  NotFoundError,
-  type ApiKeyRecord,
-  type AuditEntry,
-  type BillingStatus,
-  type Change,
-  type Clock,
-  type ConfigEntry,
-  type FlagEntry,
-  type IdentityRecord,
-  type NewIdentity,
-  type NewSecretVersion,
-  type Project,
-  type Scope,
-  type SealedVersionRef,
-  type Service,
-  type StoreWriter,
-  type Workspace,
+import type {
+  ApiKeyRecord,
+  AuditEntry,
+  BillingStatus,
+  Change,
+  Clock,
+  ConfigEntry,
+  FlagEntry,
+  IdentityRecord,
+  NewIdentity,
+  NewSecretVersion,
+  Project,
+  Scope,
+  SealedVersionRef,
+  Service,
+  StoreWriter,
+  Workspace,
 } from '@svc/domain';
 import { insertApiKey, revokeApiKey, touchApiKeys } from './api-key-queries.ts';
 import { appendAudit } from './audit-queries.ts';
@@ -30,8 +32,8 @@ import type { Database } from './database.ts';
 import {
   deleteExpiredIdentityKeys,
   deleteIdentity,
-  deleteIdentityKeys,
   insertIdentity,
+  revokeIdentityKeys,
   touchIdentity,
   updateIdentity,
 } from './identity-queries.ts';
@@ -47,7 +49,7 @@ import {
 import type { StoreDialect } from './store-dialect.ts';
 import { deleteValue, putConfig, putFlag } from './value-queries.ts';
 import { insertWorkspace, updateWorkspace } from './workspace-queries.ts';
-import { conflictOnDuplicate, type WriteContext } from './write-context.ts';
+import type { WriteContext } from './write-context.ts';
 
 export interface KyselyWriterOptions {
   dialect: StoreDialect;
@@ -62,12 +64,10 @@ export interface KyselyWriterOptions {
 
 /** The StoreWriter of the Kysely adapters, on a connection inside the store's transaction. */
 export class KyselyWriter extends KyselyReader implements StoreWriter {
-  private readonly clock: Clock;
   private readonly tx: WriteContext;
 
   constructor(db: Kysely<Database>, options: KyselyWriterOptions) {
     super(db, options.dialect);
-    this.clock = options.clock;
     const changeLog = new ChangeLog(db, options.clock, options.onFirstChange);
     this.tx = { db, dialect: options.dialect, clock: options.clock, changeLog };
   }
@@ -104,21 +104,12 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
     return touchApiKeys(this.tx, ids, at);
   }
 
-  async insertIdentity(input: NewIdentity): Promise<IdentityRecord> {
-    let identity: IdentityRecord | undefined;
-    await conflictOnDuplicate(this.tx, `identity '${input.name}' exists`, async () => {
-      identity = await insertIdentity(this.db, input, this.clock.now());
-    });
-    return identity!;
+  insertIdentity(input: NewIdentity): Promise<IdentityRecord> {
+    return insertIdentity(this.tx, input);
   }
 
-  async updateIdentity(id: string, input: NewIdentity): Promise<IdentityRecord> {
-    let identity: IdentityRecord | undefined;
-    await conflictOnDuplicate(this.tx, `identity '${input.name}' exists`, async () => {
-      identity = await updateIdentity(this.db, id, input, this.clock.now());
-    });
-    if (!identity) throw new NotFoundError(`no identity '${id}'`);
-    return identity;
+  updateIdentity(id: string, input: NewIdentity): Promise<IdentityRecord> {
+    return updateIdentity(this.tx, id, input);
   }
 
   deleteIdentity(id: string): Promise<boolean> {
@@ -129,19 +120,8 @@ export class KyselyWriter extends KyselyReader implements StoreWriter {
     return touchIdentity(this.db, id, at);
   }
 
-  async revokeIdentityKeys(identityId: string, now: number): Promise<number> {
-    const live = await deleteIdentityKeys(this.db, identityId, now);
-    for (const key of live) {
-      await this.tx.changeLog.append({
-        workspaceId: key.workspace_id,
-        projectId: key.project_id,
-        serviceId: key.service_id,
-        kind: 'key',
-        key: key.id,
-        op: 'delete',
-      });
-    }
-    return live.length;
+  revokeIdentityKeys(identityId: string, now: number): Promise<number> {
+    return revokeIdentityKeys(this.tx, identityId, now);
   }
 
   deleteExpiredIdentityKeys(identityId: string, before: number): Promise<number> {

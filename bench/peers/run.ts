@@ -5,8 +5,9 @@
  * own limit) and a raw node:http server sending the same bytes, all measured by the same wrk
  * (-t1 -c50) in the same run, 200 and 304, in interleaved rounds (medians).
  * With --pin each server (PostgreSQL included) runs on CPU 0 and wrk on CPU 1; without, the
- * kernel places them.
- *   pnpm --filter @svc/bench bench:peers [-- --seconds 5 --rounds 3 --pin --no-edge --no-unleash]
+ * kernel places them, and `--workers N` runs ours as API_WORKERS=N (Edge's threads take every
+ * core unpinned; this lets ours do the same).
+ *   pnpm --filter @svc/bench bench:peers [-- --seconds 5 --rounds 3 --pin --workers 2 --no-edge --no-unleash]
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -29,6 +30,7 @@ import {
 
 const seconds = numberArg('--seconds', 5);
 const rounds = numberArg('--rounds', 3);
+const workers = numberArg('--workers', 1);
 const pin = process.argv.includes('--pin');
 const withEdge = !process.argv.includes('--no-edge');
 const withUnleash = !process.argv.includes('--no-unleash');
@@ -52,7 +54,9 @@ async function ready(port: number, path: string, headers: Record<string, string>
 }
 
 requireWrk();
-const apps = await startApps({ SYNC_QUARANTINE_MAX: '1000000000' });
+if (pin && workers > 1)
+  throw new Error('--workers is for unpinned runs: pinned, every server has one core');
+const apps = await startApps({ SYNC_QUARANTINE_MAX: '1000000000', API_WORKERS: String(workers) });
 const others: ChildProcess[] = [];
 let unleash: UnleashPeer | undefined;
 try {
@@ -138,6 +142,7 @@ try {
   const summary = {
     date: new Date().toISOString(),
     pinned: pin,
+    workers,
     loadAverage: { start: loadAtStart, end: loadavg()[0]! },
     unleashServer: withUnleash ? UNLEASH_SERVER_VERSION : undefined,
     seconds,
@@ -168,7 +173,10 @@ try {
       oursOverRaw: summary.oursOverRaw,
     }),
   );
-  saveResults(`peers-${pin ? 'pinned' : 'unpinned'}`, summary);
+  saveResults(
+    `peers-${pin ? 'pinned' : 'unpinned'}${workers > 1 ? `-${workers}-workers` : ''}`,
+    summary,
+  );
 } finally {
   for (const child of others) child.kill('SIGTERM');
   await unleash?.stop();

@@ -3,7 +3,6 @@ package dev.svc.client;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -69,6 +68,7 @@ public final class ServiceClient implements AutoCloseable {
   private final ScheduledThreadPoolExecutor scheduler;
   private final Listeners<ChangeSet> changeListeners;
   private final Listeners<ServiceStatus> statusListeners;
+  private final RemoteCalls remote;
 
   /** Guards cache replacement: a sync's snapshot and the stream's changes, one at a time. */
   private final Object cacheLock = new Object();
@@ -111,6 +111,7 @@ public final class ServiceClient implements AutoCloseable {
     this.changeListeners = new Listeners<>(logger);
     this.statusListeners = new Listeners<>(logger);
     this.scheduler = daemonScheduler("service-client-scheduler");
+    this.remote = new RemoteCalls(transport, logger, this::isPublicKey);
     this.stream =
         new StreamConnection(
             transport,
@@ -425,35 +426,7 @@ public final class ServiceClient implements AutoCloseable {
    * @throws ServiceException for anything else ({@code invalid_request}, network, closed client)
    */
   public Map<String, Boolean> evaluateAB(List<String> keys, String userId, Map<String, Object> attributes) {
-    if (keys == null || keys.stream().anyMatch(Objects::isNull)) {
-      throw new IllegalArgumentException("keys must be a list of strings");
-    }
-    if (userId == null) throw new IllegalArgumentException("userId is required");
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("flags", keys);
-    body.put("user_id", userId);
-    body.put("attributes", attributes == null ? Map.of() : attributes);
-    byte[] json;
-    try {
-      json = Json.MAPPER.writeValueAsBytes(body);
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("attributes cannot be written as JSON: " + e.getOriginalMessage(), e);
-    }
-    HttpResponse<byte[]> response =
-        transport.send("POST", "/v1/flags/evaluate-ab", Map.of("Accept", "application/json"), json);
-    expectOk(response, Transport.Operation.EVALUATE_AB);
-    JsonNode results = Transport.json(response, "evaluateAB").get("results");
-    if (results == null || !results.isObject()) {
-      throw new ServiceException("evaluateAB: the answer has no results map");
-    }
-    Map<String, Boolean> out = new LinkedHashMap<>();
-    for (Map.Entry<String, JsonNode> entry : results.properties()) {
-      if (!entry.getValue().isBoolean()) {
-        throw new ServiceException("evaluateAB: the result for " + entry.getKey() + " is not a boolean");
-      }
-      out.put(entry.getKey(), entry.getValue().booleanValue());
-    }
-    return out;
+    return remote.evaluateAB(keys, userId, attributes);
   }
 
   /**
@@ -470,7 +443,7 @@ public final class ServiceClient implements AutoCloseable {
    * @throws ServiceException for anything else ({@code invalid_request}, network, closed client)
    */
   public void setSecret(String key, String value) {
-    writeSecret("setSecret", key, value, null);
+    remote.writeSecret("setSecret", key, value, null);
   }
 
   /**
@@ -485,7 +458,7 @@ public final class ServiceClient implements AutoCloseable {
    */
   public void setSecret(String key, String value, int expectedVersion) {
     if (expectedVersion < 0) throw new IllegalArgumentException("expectedVersion must not be negative");
-    writeSecret("setSecret", key, value, expectedVersion);
+    remote.writeSecret("setSecret", key, value, expectedVersion);
   }
 
   /**
@@ -497,10 +470,7 @@ public final class ServiceClient implements AutoCloseable {
    *     otherwise as {@link #setSecret(String, String)}
    */
   public void deleteSecret(String key) {
-    requireSecretKey("deleteSecret");
-    checkKey(key);
-    HttpResponse<byte[]> response = transport.send("DELETE", "/v1/secrets/" + pathSegment(key), Map.of(), null);
-    expectOk(response, Transport.Operation.WRITE);
+    remote.deleteSecret(key);
   }
 
   /**
@@ -513,12 +483,7 @@ public final class ServiceClient implements AutoCloseable {
    *     not exist; otherwise as {@link #setSecret(String, String)}
    */
   public void deleteSecretVersion(String key, int version) {
-    requireSecretKey("deleteSecretVersion");
-    checkKey(key);
-    if (version < 1) throw new IllegalArgumentException("version must be a positive integer");
-    HttpResponse<byte[]> response =
-        transport.send("DELETE", "/v1/secrets/" + pathSegment(key) + "/versions/" + version, Map.of(), null);
-    expectOk(response, Transport.Operation.WRITE);
+    remote.deleteSecretVersion(key, version);
   }
 
   /**
@@ -806,58 +771,9 @@ public final class ServiceClient implements AutoCloseable {
     return ApiKeys.PUBLIC.equals(config.keyType());
   }
 
-  private void requireSecretKey(String operation) {
-    if (isPublicKey()) throw new ServicePublicKeyException(operation);
-  }
-
-  private void writeSecret(String operation, String key, String value, Integer expectedVersion) {
-    requireSecretKey(operation);
-    checkKey(key);
-    if (value == null) throw new IllegalArgumentException("value is required");
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("value", value);
-    if (expectedVersion != null) body.put("expected_version", expectedVersion);
-    byte[] json;
-    try {
-      json = Json.MAPPER.writeValueAsBytes(body);
-    } catch (JsonProcessingException e) {
-      throw new ServiceException(operation + ": the request cannot be written", e);
-    }
-    HttpResponse<byte[]> response =
-        transport.send("PUT", "/v1/secrets/" + pathSegment(key), Map.of("Accept", "application/json"), json);
-    expectOk(response, Transport.Operation.WRITE);
-    JsonNode version = Transport.json(response, operation).get("version");
-    if (version == null || !version.isIntegralNumber()) {
-      throw new ServiceException(operation + ": the answer has no version");
-    }
-    logger.debug(operation + ": " + key + " version " + version.longValue());
-  }
-
-  private static void expectOk(HttpResponse<byte[]> response, Transport.Operation operation) {
-    int status = response.statusCode();
-    if (status < 200 || status >= 300) {
-      throw Transport.errorOf(status, response.headers(), response.body(), operation);
-    }
-  }
-
-  private static void checkKey(String key) {
-    if (key == null || key.isEmpty()) throw new IllegalArgumentException("key must be a non-empty string");
-  }
-
-  /** Percent-encodes everything but RFC 3986's unreserved characters. */
+  /** Kept under this name for the tests that check it. */
   static String pathSegment(String value) {
-    StringBuilder out = new StringBuilder();
-    for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
-      char c = (char) (b & 0xff);
-      if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-          || c == '-' || c == '.' || c == '_' || c == '~') {
-        out.append(c);
-      } else {
-        out.append('%').append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xf, 16)))
-            .append(Character.toUpperCase(Character.forDigit(b & 0xf, 16)));
-      }
-    }
-    return out.toString();
+    return RemoteCalls.pathSegment(value);
   }
 
   private static OptionalLong revisionOf(String data) {

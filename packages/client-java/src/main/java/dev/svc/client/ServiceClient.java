@@ -63,21 +63,17 @@ public final class ServiceClient implements AutoCloseable {
   private volatile boolean streamWanted;
   private final ServiceLogger logger;
   private final Transport transport;
-  private final FileSecrets files;
+  private final LiveCache cache;
   private final StreamConnection stream;
   private final ScheduledThreadPoolExecutor scheduler;
-  private final Listeners<ChangeSet> changeListeners;
   private final Listeners<ServiceStatus> statusListeners;
   private final RemoteCalls remote;
 
-  /** Guards cache replacement: a sync's snapshot and the stream's changes, one at a time. */
-  private final Object cacheLock = new Object();
   private final ReentrantLock syncLock = new ReentrantLock();
   private final Object ttlLock = new Object();
   private final Object closeLock = new Object();
   private final Object statusLock = new Object();
 
-  private volatile Snapshot snapshot = Snapshot.EMPTY;
   private volatile Instant syncedAt = Instant.EPOCH;
   /** The time-to-live counts from here (nanoTime): the end of the last sync attempt or of the stream. */
   private volatile long freshAt = System.nanoTime();
@@ -97,8 +93,6 @@ public final class ServiceClient implements AutoCloseable {
   /** Guarded by syncLock: the number and failure of the last finished sync. */
   private long lastSyncFinished;
   private RuntimeException lastSyncError;
-  /** Guarded by cacheLock: counts stream batches applied, so that a sync can tell it raced one. */
-  private long streamBatches;
   /** Guarded by ttlLock. */
   private ScheduledFuture<?> ttlTask;
 
@@ -107,8 +101,7 @@ public final class ServiceClient implements AutoCloseable {
     this.refresher = refresher;
     this.logger = config.logger();
     this.transport = new Transport(config.baseUrl(), config.apiKey(), config.requestTimeout());
-    this.files = new FileSecrets(config.secretFilesDir(), logger);
-    this.changeListeners = new Listeners<>(logger);
+    this.cache = new LiveCache(new FileSecrets(config.secretFilesDir(), logger), logger, () -> closed);
     this.statusListeners = new Listeners<>(logger);
     this.scheduler = daemonScheduler("service-client-scheduler");
     this.remote = new RemoteCalls(transport, logger, this::isPublicKey);
@@ -119,7 +112,7 @@ public final class ServiceClient implements AutoCloseable {
             new StreamConnection.Handlers() {
               @Override
               public OptionalLong resumeAfter() {
-                long revision = snapshot.revision();
+                long revision = cache.revision();
                 return revision >= 0 ? OptionalLong.of(revision) : OptionalLong.empty();
               }
 
@@ -199,8 +192,7 @@ public final class ServiceClient implements AutoCloseable {
    */
   public Optional<JsonNode> getConfig(String key) {
     Objects.requireNonNull(key, "key");
-    JsonNode value = snapshot.configs().get(key);
-    return value == null ? Optional.empty() : Optional.of(value.deepCopy());
+    return cache.config(key);
   }
 
   /**
@@ -218,15 +210,7 @@ public final class ServiceClient implements AutoCloseable {
   public <T> Optional<T> getConfigAs(String key, Class<T> type) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(type, "type");
-    JsonNode value = snapshot.configs().get(key);
-    if (value == null) return Optional.empty();
-    try {
-      return Optional.ofNullable(Json.MAPPER.treeToValue(value, type));
-    } catch (JsonProcessingException | IllegalArgumentException e) {
-      String reason = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
-      throw new IllegalArgumentException(
-          "config \"" + key + "\" does not fit " + type.getSimpleName() + ": " + reason, e);
-    }
+    return cache.configAs(key, type);
   }
 
   /**
@@ -235,10 +219,7 @@ public final class ServiceClient implements AutoCloseable {
    * @return a new map (key to a copy of the value)
    */
   public Map<String, JsonNode> getAllConfigs() {
-    Map<String, JsonNode> configs = snapshot.configs();
-    Map<String, JsonNode> copy = new LinkedHashMap<>(configs.size() * 2);
-    configs.forEach((key, value) -> copy.put(key, value.deepCopy()));
-    return copy;
+    return cache.allConfigs();
   }
 
   /**
@@ -260,8 +241,7 @@ public final class ServiceClient implements AutoCloseable {
    */
   public boolean getFlag(String key, boolean defaultValue) {
     Objects.requireNonNull(key, "key");
-    Boolean value = snapshot.flags().get(key);
-    return value == null ? defaultValue : value;
+    return cache.flag(key, defaultValue);
   }
 
   /**
@@ -270,7 +250,7 @@ public final class ServiceClient implements AutoCloseable {
    * @return a new map of key to is_active
    */
   public Map<String, Boolean> getAllFlags() {
-    return new LinkedHashMap<>(snapshot.flags());
+    return cache.allFlags();
   }
 
   /**
@@ -284,9 +264,7 @@ public final class ServiceClient implements AutoCloseable {
   public String getSecret(String key) {
     Objects.requireNonNull(key, "key");
     if (isPublicKey()) throw new ServicePublicKeyException("getSecret");
-    SecretEntry secret = snapshot.secrets().get(key);
-    if (secret == null) throw new ServiceSecretNotFoundException(key);
-    return secret.value();
+    return cache.secret(key);
   }
 
   /**
@@ -298,7 +276,7 @@ public final class ServiceClient implements AutoCloseable {
    */
   public Optional<String> getSecretFilePath(String key) {
     Objects.requireNonNull(key, "key");
-    return Optional.ofNullable(files.pathOf(key));
+    return cache.secretFilePath(key);
   }
 
   /**
@@ -345,7 +323,7 @@ public final class ServiceClient implements AutoCloseable {
    * @return the registration; closing it removes the listener
    */
   public Subscription addChangeListener(Consumer<? super ChangeSet> listener) {
-    return changeListeners.add(listener);
+    return cache.addChangeListener(listener);
   }
 
   /**
@@ -525,10 +503,7 @@ public final class ServiceClient implements AutoCloseable {
     streamConnected = false;
     transport.close();
     scheduler.shutdown();
-    synchronized (cacheLock) {
-      files.close();
-    }
-    changeListeners.clear();
+    cache.close();
     statusListeners.clear();
     logger.debug("closed");
   }
@@ -549,10 +524,7 @@ public final class ServiceClient implements AutoCloseable {
       }
       quarantinedUntil = null;
     }
-    long batchesBefore;
-    synchronized (cacheLock) {
-      batchesBefore = streamBatches;
-    }
+    long batchesBefore = cache.streamBatches();
     Map<String, String> headers = new LinkedHashMap<>();
     headers.put("Accept", "application/json");
     if (etag != null) headers.put("If-None-Match", etag);
@@ -560,7 +532,7 @@ public final class ServiceClient implements AutoCloseable {
     int status = response.statusCode();
     if (status == 304) {
       synced();
-      logger.debug("sync: not modified (revision " + snapshot.revision() + ")");
+      logger.debug("sync: not modified (revision " + cache.revision() + ")");
       return;
     }
     if (status < 200 || status >= 300) {
@@ -573,37 +545,21 @@ public final class ServiceClient implements AutoCloseable {
       throw error;
     }
     Snapshot next = Snapshot.parse(Transport.json(response, "sync"));
-    ChangeSet changed;
-    synchronized (cacheLock) {
-      if (streamBatches != batchesBefore && next.revision() < snapshot.revision()) {
-        // The stream brought newer changes while this answer was on its way: keep them.
-        synced();
-        return;
-      }
-      etag = response.headers().firstValue("ETag").orElse(null);
-      changed = replace(next, "sync");
+    LiveCache.Swap swap = cache.offer(next, batchesBefore);
+    if (!swap.taken()) {
+      // The stream brought newer changes while this answer was on its way: keep them.
+      synced();
+      return;
     }
+    etag = response.headers().firstValue("ETag").orElse(null);
     synced();
     logger.debug("sync: revision " + next.revision());
-    if (changed != null) changeListeners.notify(changed);
+    cache.notifyChanged(swap.changed());
   }
 
   private void synced() {
     syncedAt = Instant.now();
     resyncPending = false;
-  }
-
-  /**
-   * Swaps the cache for {@code next} (holding cacheLock): files first, so that a visible
-   * secret's file is on disk. Returns what changed when anyone listens, else null.
-   */
-  private ChangeSet replace(Snapshot next, String source) {
-    Snapshot previous = snapshot;
-    if (next.secrets() != previous.secrets()) files.update(next.secrets());
-    snapshot = next;
-    if (changeListeners.isEmpty()) return null;
-    List<Change> changes = Snapshot.diff(previous, next);
-    return changes.isEmpty() ? null : new ChangeSet(next.revision(), source, changes);
   }
 
   /** A sync this client ran ended: the status follows (a success clears the last error). */
@@ -636,34 +592,15 @@ public final class ServiceClient implements AutoCloseable {
           logger.error("stream: ignored a malformed change event", e);
         }
       } else if (event.event().equals("resync")) {
-        applyStreamChanges(pending);
+        cache.applyStreamChanges(pending);
         pending.clear();
         OptionalLong revision = revisionOf(event.data());
-        if (revision.isEmpty() || revision.getAsLong() != snapshot.revision()) {
+        if (revision.isEmpty() || revision.getAsLong() != cache.revision()) {
           backgroundSync("the stream asked for a resync");
         }
       }
     }
-    applyStreamChanges(pending);
-  }
-
-  private void applyStreamChanges(List<ItemChange> changes) {
-    if (changes.isEmpty()) return;
-    long revision;
-    int applied;
-    ChangeSet changed;
-    synchronized (cacheLock) {
-      if (closed) return;
-      long current = snapshot.revision();
-      List<ItemChange> fresh = changes.stream().filter(c -> c.revision() >= current).toList();
-      if (fresh.isEmpty()) return;
-      streamBatches++;
-      changed = replace(snapshot.apply(fresh), "stream");
-      revision = snapshot.revision();
-      applied = fresh.size();
-    }
-    logger.debug("stream: " + applied + " change(s), revision " + revision);
-    if (changed != null) changeListeners.notify(changed);
+    cache.applyStreamChanges(pending);
   }
 
   private void onStreamState(boolean connected) {

@@ -1,25 +1,14 @@
 package dev.svc.client;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
-import java.util.function.UnaryOperator;
 
 /**
  * The service's client: configs, flags and secrets of one API key's view, read from an in-memory
@@ -66,35 +55,12 @@ public final class ServiceClient implements AutoCloseable {
   private final LiveCache cache;
   private final StreamConnection stream;
   private final ScheduledThreadPoolExecutor scheduler;
-  private final Listeners<ServiceStatus> statusListeners;
+  private final StatusTracker status;
+  private final CacheSync sync;
   private final RemoteCalls remote;
 
-  private final ReentrantLock syncLock = new ReentrantLock();
-  private final Object ttlLock = new Object();
   private final Object closeLock = new Object();
-  private final Object statusLock = new Object();
-
-  private volatile Instant syncedAt = Instant.EPOCH;
-  /** The time-to-live counts from here (nanoTime): the end of the last sync attempt or of the stream. */
-  private volatile long freshAt = System.nanoTime();
-  /** nanoTime until which the key is quarantined, or null. */
-  private volatile Long quarantinedUntil;
-  /** The stream asked for a sync that could not run yet. */
-  private volatile boolean resyncPending;
-  private volatile boolean streamConnected;
   private volatile boolean closed;
-  /** Replaced (under statusLock) whenever something in it changes. */
-  private volatile ServiceStatus status = ServiceStatus.INITIAL;
-
-  /** Guarded by syncLock. */
-  private String etag;
-  /** Counts syncs started, so that callers that waited can share a sync started after their call. */
-  private final AtomicLong syncsStarted = new AtomicLong();
-  /** Guarded by syncLock: the number and failure of the last finished sync. */
-  private long lastSyncFinished;
-  private RuntimeException lastSyncError;
-  /** Guarded by ttlLock. */
-  private ScheduledFuture<?> ttlTask;
 
   private ServiceClient(ResolvedConfig config, KeyRefresher refresher) {
     this.config = config;
@@ -102,8 +68,9 @@ public final class ServiceClient implements AutoCloseable {
     this.logger = config.logger();
     this.transport = new Transport(config.baseUrl(), config.apiKey(), config.requestTimeout());
     this.cache = new LiveCache(new FileSecrets(config.secretFilesDir(), logger), logger, () -> closed);
-    this.statusListeners = new Listeners<>(logger);
+    this.status = new StatusTracker(logger);
     this.scheduler = daemonScheduler("service-client-scheduler");
+    this.sync = new CacheSync(cache, transport, status, scheduler, config, this::keyRefused, () -> closed);
     this.remote = new RemoteCalls(transport, logger, this::isPublicKey);
     this.stream =
         new StreamConnection(
@@ -118,12 +85,12 @@ public final class ServiceClient implements AutoCloseable {
 
               @Override
               public void onEvents(List<SseEvent> events) {
-                onStreamEvents(events);
+                sync.onStreamEvents(events);
               }
 
               @Override
               public void onState(boolean connected) {
-                onStreamState(connected);
+                sync.onStreamState(connected);
               }
 
               @Override
@@ -133,7 +100,7 @@ public final class ServiceClient implements AutoCloseable {
 
               @Override
               public void onError(RuntimeException error) {
-                updateStatus(s -> new ServiceStatus(s.ready(), s.streamConnected(), s.syncedAt(), error));
+                status.update(s -> new ServiceStatus(s.ready(), s.streamConnected(), s.syncedAt(), error));
               }
             });
   }
@@ -294,14 +261,14 @@ public final class ServiceClient implements AutoCloseable {
    * @return the instant of the last successful sync
    */
   public Instant getSyncedAt() {
-    return syncedAt;
+    return sync.syncedAt();
   }
 
   /**
    * @return true while the change stream is connected
    */
   public boolean isStreamConnected() {
-    return streamConnected && !closed;
+    return sync.streamConnected() && !closed;
   }
 
   /**
@@ -310,7 +277,7 @@ public final class ServiceClient implements AutoCloseable {
    * @return the same object until something in it changes
    */
   public ServiceStatus getStatus() {
-    return status;
+    return status.current();
   }
 
   /**
@@ -334,7 +301,7 @@ public final class ServiceClient implements AutoCloseable {
    * @return the registration; closing it removes the listener
    */
   public Subscription addStatusListener(Consumer<? super ServiceStatus> listener) {
-    return statusListeners.add(listener);
+    return status.addListener(listener);
   }
 
   // ---- network ----
@@ -352,41 +319,7 @@ public final class ServiceClient implements AutoCloseable {
    * @throws ServiceException for network or protocol failures, or a closed client
    */
   public void sync() {
-    if (closed) throw new ServiceException("the client is closed");
-    long seen = syncsStarted.get();
-    try {
-      syncLock.lockInterruptibly();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ServiceException("sync was interrupted", e);
-    }
-    boolean ran = false;
-    RuntimeException failure = null;
-    try {
-      if (lastSyncFinished > seen) {
-        // A sync that started after this call has finished meanwhile: its outcome is ours.
-        if (lastSyncError != null) throw lastSyncError;
-        return;
-      }
-      long number = syncsStarted.incrementAndGet();
-      ran = true;
-      try {
-        fetchSnapshot();
-        lastSyncError = null;
-      } catch (RuntimeException e) {
-        lastSyncError = e;
-        failure = e;
-        if (e instanceof ServiceUnauthorizedException) keyRefused();
-        throw e;
-      } finally {
-        lastSyncFinished = number;
-        freshAt = System.nanoTime();
-      }
-    } finally {
-      syncLock.unlock();
-      scheduleTtl();
-      if (ran) syncEnded(failure);
-    }
+    sync.sync();
   }
 
   /**
@@ -494,175 +427,18 @@ public final class ServiceClient implements AutoCloseable {
       if (closed) return;
       closed = true;
     }
-    synchronized (ttlLock) {
-      if (ttlTask != null) ttlTask.cancel(false);
-      ttlTask = null;
-    }
+    sync.cancelTtl();
     if (refresher != null) refresher.stop();
     stream.stop();
-    streamConnected = false;
+    sync.streamStopped();
     transport.close();
     scheduler.shutdown();
     cache.close();
-    statusListeners.clear();
+    status.clearListeners();
     logger.debug("closed");
   }
 
   // ---- internals ----
-
-  private void fetchSnapshot() {
-    Long until = quarantinedUntil;
-    if (until != null) {
-      long waitNanos = until - System.nanoTime();
-      if (waitNanos > 0) {
-        long seconds = (waitNanos + 999_999_999L) / 1_000_000_000L;
-        throw new ServiceQuarantinedException(
-            "sync: the key is quarantined for another " + seconds + " s",
-            429,
-            "sync_quarantined",
-            Duration.ofSeconds(seconds));
-      }
-      quarantinedUntil = null;
-    }
-    long batchesBefore = cache.streamBatches();
-    Map<String, String> headers = new LinkedHashMap<>();
-    headers.put("Accept", "application/json");
-    if (etag != null) headers.put("If-None-Match", etag);
-    HttpResponse<byte[]> response = transport.send("GET", "/v1/sync", headers, null);
-    int status = response.statusCode();
-    if (status == 304) {
-      synced();
-      logger.debug("sync: not modified (revision " + cache.revision() + ")");
-      return;
-    }
-    if (status < 200 || status >= 300) {
-      ServiceException error =
-          Transport.errorOf(status, response.headers(), response.body(), Transport.Operation.SYNC);
-      if (error instanceof ServiceQuarantinedException q) {
-        quarantinedUntil = System.nanoTime() + q.getRetryAfter().toNanos();
-        logger.info("sync quarantined by the server: no sync for " + q.getRetryAfter().toSeconds() + " s");
-      }
-      throw error;
-    }
-    Snapshot next = Snapshot.parse(Transport.json(response, "sync"));
-    LiveCache.Swap swap = cache.offer(next, batchesBefore);
-    if (!swap.taken()) {
-      // The stream brought newer changes while this answer was on its way: keep them.
-      synced();
-      return;
-    }
-    etag = response.headers().firstValue("ETag").orElse(null);
-    synced();
-    logger.debug("sync: revision " + next.revision());
-    cache.notifyChanged(swap.changed());
-  }
-
-  private void synced() {
-    syncedAt = Instant.now();
-    resyncPending = false;
-  }
-
-  /** A sync this client ran ended: the status follows (a success clears the last error). */
-  private void syncEnded(RuntimeException failure) {
-    Instant at = syncedAt;
-    updateStatus(
-        s -> failure == null
-            ? new ServiceStatus(true, s.streamConnected(), at, null)
-            : new ServiceStatus(s.ready(), s.streamConnected(), s.syncedAt(), failure));
-  }
-
-  /** Replaces the status by {@code change}'s and tells the listeners, unless nothing changed. */
-  private void updateStatus(UnaryOperator<ServiceStatus> change) {
-    ServiceStatus next;
-    synchronized (statusLock) {
-      next = change.apply(status);
-      if (next.equals(status)) return;
-      status = next;
-    }
-    statusListeners.notify(next);
-  }
-
-  private void onStreamEvents(List<SseEvent> events) {
-    List<ItemChange> pending = new ArrayList<>();
-    for (SseEvent event : events) {
-      if (event.event().equals("change")) {
-        try {
-          pending.add(Snapshot.parseChange(event.data()));
-        } catch (ServiceException e) {
-          logger.error("stream: ignored a malformed change event", e);
-        }
-      } else if (event.event().equals("resync")) {
-        cache.applyStreamChanges(pending);
-        pending.clear();
-        OptionalLong revision = revisionOf(event.data());
-        if (revision.isEmpty() || revision.getAsLong() != cache.revision()) {
-          backgroundSync("the stream asked for a resync");
-        }
-      }
-    }
-    cache.applyStreamChanges(pending);
-  }
-
-  private void onStreamState(boolean connected) {
-    streamConnected = connected;
-    // The stream kept the cache current until now: the time-to-live starts here.
-    if (!connected) freshAt = System.nanoTime();
-    scheduleTtl();
-    updateStatus(
-        s -> connected
-            ? new ServiceStatus(s.ready(), true, s.syncedAt(), null)
-            : new ServiceStatus(s.ready(), false, s.syncedAt(), s.error()));
-  }
-
-  private void backgroundSync(String reason) {
-    if (closed) return;
-    try {
-      scheduler.execute(() -> runBackgroundSync(reason));
-    } catch (RejectedExecutionException closing) {
-      // the client is closing
-    }
-  }
-
-  private void runBackgroundSync(String reason) {
-    try {
-      sync();
-    } catch (RuntimeException e) {
-      if (closed) return;
-      resyncPending = true;
-      scheduleTtl();
-      String message = "background sync (" + reason + ") failed: " + Transport.describe(e);
-      if (e instanceof ServiceQuarantinedException) logger.info(message);
-      else logger.error(message, e);
-    }
-  }
-
-  /**
-   * Plans the next background sync: a time-to-live after the cache was last known current while
-   * no stream is connected, or a sync the stream asked for that had to wait (quarantine).
-   */
-  private void scheduleTtl() {
-    synchronized (ttlLock) {
-      if (ttlTask != null) ttlTask.cancel(false);
-      ttlTask = null;
-      if (closed) return;
-      if (streamConnected && !resyncPending) return;
-      long due = freshAt + config.cacheTtl().toNanos();
-      Long until = quarantinedUntil;
-      if (until != null && until - due > 0) due = until;
-      long delay = Math.max(0, due - System.nanoTime());
-      try {
-        ttlTask =
-            scheduler.schedule(
-                () -> {
-                  if (!syncLock.isLocked()) runBackgroundSync("cache time-to-live");
-                },
-                delay,
-                TimeUnit.NANOSECONDS);
-      } catch (RejectedExecutionException closing) {
-        // the client is closing
-      }
-    }
-  }
 
   /**
    * A 401: a workload identity's key expired before a refresh succeeded, or was revoked. No
@@ -682,7 +458,7 @@ public final class ServiceClient implements AutoCloseable {
     config = config.withKey(key.key(), key.keyType());
     if (closed) return;
     if (!streamWanted) {
-      if (refused) backgroundSync("a new key after a refused one");
+      if (refused) sync.backgroundSync("a new key after a refused one");
       return;
     }
     stream.stop();
@@ -711,16 +487,5 @@ public final class ServiceClient implements AutoCloseable {
   /** Kept under this name for the tests that check it. */
   static String pathSegment(String value) {
     return RemoteCalls.pathSegment(value);
-  }
-
-  private static OptionalLong revisionOf(String data) {
-    try {
-      JsonNode revision = Json.MAPPER.readTree(data).get("revision");
-      return revision != null && revision.isIntegralNumber()
-          ? OptionalLong.of(revision.longValue())
-          : OptionalLong.empty();
-    } catch (JsonProcessingException | RuntimeException e) {
-      return OptionalLong.empty();
-    }
   }
 }

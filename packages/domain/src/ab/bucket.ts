@@ -14,21 +14,30 @@ export const BUCKET_COUNT = 10_000;
 const utf8 = new TextEncoder();
 /** Reused for every hash: encoding into it allocates nothing (the hot path of evaluate-ab). */
 let scratch = new Uint8Array(1024);
+const COLON = 0x3a;
 
 /** The unsigned 32-bit hash behind a bucket: murmur3_x86_32 of UTF-8 `{salt}:{userId}`, seed 0. */
 export function bucketHash(salt: string, userId: string): number {
-  const text = `${salt}:${userId}`;
-  // UTF-8 needs at most 3 bytes per UTF-16 unit.
-  if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
-  let length = 0;
-  for (; length < text.length; length++) {
-    const unit = text.charCodeAt(length);
-    if (unit >= 0x80) break;
-    scratch[length] = unit;
-  }
-  // ASCII is copied above; anything else is left to the encoder.
-  if (length < text.length) length = utf8.encodeInto(text, scratch).written;
+  // UTF-8 needs at most 3 bytes per UTF-16 unit. The two parts are written one after the other
+  // rather than joined first: a joined string would be allocated, then flattened, per flag.
+  const most = (salt.length + userId.length) * 3 + 1;
+  if (scratch.length < most) scratch = new Uint8Array(most);
+  let length = writeUtf8(salt, 0);
+  scratch[length++] = COLON;
+  length = writeUtf8(userId, length);
   return murmur3x86_32(scratch, 0, length);
+}
+
+/** Writes `text` as UTF-8 into scratch at `at`; returns where it ends. */
+function writeUtf8(text: string, at: number): number {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // Anything beyond ASCII is left to the encoder, from the first such unit on.
+    if (unit >= 0x80)
+      return at + i + utf8.encodeInto(text.slice(i), scratch.subarray(at + i)).written;
+    scratch[at + i] = unit;
+  }
+  return at + text.length;
 }
 
 /**

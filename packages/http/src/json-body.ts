@@ -54,39 +54,40 @@ export function parseJsonBody(text: string): unknown {
   } catch {
     throw new ValidationError('body', 'request body is not valid JSON');
   }
-  if (typeof body !== 'object' || body === null || !mayBeFlawed(text)) return body;
+  if (typeof body !== 'object' || body === null || !mayBeFlawed(text, body)) return body;
   const flaw = findJsonFlaw(body);
   if (flaw) throw new ValidationError(fieldPath(flaw.path, 'body'), flaw.message);
   return body;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const U = 0x75;
-
 /**
- * Whether the JSON text could nest deeper than the limit or hold a lone surrogate, decided in
- * one pass over its characters: a surrogate reaches JSON.parse only as a `\u` escape (decoded
- * UTF-8 holds none), and depth is the run of unclosed brackets outside strings. Most bodies
- * have neither, and skip the walk over the parsed value (a few microseconds on every evaluate-ab
- * request); the others get findJsonFlaw's exact answer and place.
+ * Whether the parsed body could nest deeper than the limit or hold a lone surrogate. A
+ * surrogate reaches JSON.parse only as a `\u` escape (decoded UTF-8 holds none), which one
+ * native search of the text rules out; depth is checked on the parsed value, by a recursion
+ * that stops at the limit (so no body can exhaust the stack) and allocates nothing. Most bodies
+ * have neither flaw and skip findJsonFlaw's walk (a few microseconds on every evaluate-ab
+ * request); the others get its exact answer and place.
  */
-function mayBeFlawed(text: string): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) {
-        if (text.charCodeAt(i + 1) === U) return true;
-        i++;
-      } else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > JSON_MAX_DEPTH) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
+function mayBeFlawed(text: string, body: object): boolean {
+  return text.includes('\\u') || nestsDeeperThan(body, JSON_MAX_DEPTH);
+}
+
+/** Whether `value` (an object or array) holds containers nested more than `levels` deep. */
+function nestsDeeperThan(value: object, levels: number): boolean {
+  if (levels === 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (deeperThan(value[i], levels - 1)) return true;
+    return false;
+  }
+  // JSON.parse makes plain objects: no inherited enumerable members.
+  for (const name in value) {
+    if (deeperThan((value as Record<string, unknown>)[name], levels - 1)) return true;
   }
   return false;
+}
+
+function deeperThan(member: unknown, levels: number): boolean {
+  return typeof member === 'object' && member !== null && nestsDeeperThan(member, levels);
 }
 
 /**

@@ -6,11 +6,8 @@ import {
 } from '@svc/domain';
 import { parseEvaluateAbBody } from './evaluate-ab-body.ts';
 import { readJsonBody } from './json-body.ts';
-import { jsonHeaders } from './json-response.ts';
+import { JSON_HEAD } from './json-response.ts';
 import type { KeyRoute } from './route-table.ts';
-
-/** The response headers but the length, as a flat list (cheaper than an object per request). */
-const HEADERS: readonly string[] = Object.entries(jsonHeaders).flat();
 
 /**
  * `POST /v1/flags/evaluate-ab`: flags are evaluated from the caller's view in memory. Billing
@@ -24,7 +21,7 @@ export function evaluateAbHandler({ model }: { model: ReadModel }): KeyRoute['ha
     return readJsonBody(req, EVALUATE_AB_BODY_MAX_BYTES).then((body) => {
       const input = parseEvaluateAbBody(body);
       const text = JSON.stringify(evaluateAb(model.viewOf(principal), input));
-      res.writeHead(200, [...HEADERS, 'Content-Length', String(Buffer.byteLength(text))]);
+      res.writeHead(200, [...JSON_HEAD, 'Content-Length', String(Buffer.byteLength(text))]);
       res.end(text);
       return 200;
     });

@@ -19,6 +19,7 @@ import type { View } from '@svc/domain';
 import { acceptedCodings, type Coding } from './content-coding.ts';
 import { corsHeaders } from './cors.ts';
 import { etagMatches } from './etag.ts';
+import { headerList } from './json-response.ts';
 
 /** The contract's threshold: smaller bodies are never encoded. */
 export const MIN_ENCODED_BYTES = 1024;
@@ -38,6 +39,9 @@ export interface Representation {
   /** Headers of the 200 and of the 304. */
   ok: OutgoingHttpHeaders;
   notModified: OutgoingHttpHeaders;
+  /** The same as the header lists the handler writes (see `headerList`). */
+  okHead: string[];
+  notModifiedHead: string[];
 }
 
 export type Encoded = Exclude<Coding, 'identity'>;
@@ -133,7 +137,14 @@ function representation(bytes: Buffer, etag: string, coding: Encoded | undefined
     'Content-Length': bytes.length,
   };
   if (coding) ok['Content-Encoding'] = coding;
-  return { bytes, etag, ok, notModified: common };
+  return {
+    bytes,
+    etag,
+    ok,
+    notModified: common,
+    okHead: headerList(ok),
+    notModifiedHead: headerList(common),
+  };
 }
 
 /**

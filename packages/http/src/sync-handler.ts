@@ -16,11 +16,11 @@ export function syncHandler(
     const view = answers.of(syncView(model, principal, syncGuard, clientAddress(req)));
     const served = view.pick(req.headers['accept-encoding']);
     if (view.matches(req.headers['if-none-match'], served)) {
-      res.writeHead(304, served.notModified);
+      res.writeHead(304, served.notModifiedHead);
       res.end();
       return 304;
     }
-    res.writeHead(200, served.ok);
+    res.writeHead(200, served.okHead);
     res.end(served.bytes);
     return 200;
   };

@@ -4,7 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { OfrepResolution } from '@svc/domain';
-import { jsonHeaders, writeJson } from '../json-response.ts';
+import { JSON_HEAD, writeJson } from '../json-response.ts';
 import { OfrepRequestError } from './ofrep-request.ts';
 
 /** `{"key","value","reason","variant","metadata"}` of one resolution. */
@@ -15,7 +15,7 @@ export function resolutionJson(r: OfrepResolution): string {
 /** Writes one resolution (200). */
 export function writeResolution(res: ServerResponse, resolution: OfrepResolution): number {
   const text = resolutionJson(resolution);
-  res.writeHead(200, { ...jsonHeaders, 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(200, [...JSON_HEAD, 'Content-Length', String(Buffer.byteLength(text))]);
   res.end(text);
   return 200;
 }

@@ -15,6 +15,7 @@ import {
 } from '@svc/domain';
 import { corsHeaders } from '../cors.ts';
 import { etagMatches } from '../etag.ts';
+import { headerList } from '../json-response.ts';
 import type { KeyRoute } from '../route-table.ts';
 import { resolutionJson, writeRequestError } from './ofrep-answers.ts';
 import { bulkEtags, bulkHeaders, bulkRepresentation } from './ofrep-bulk-answer.ts';
@@ -28,6 +29,7 @@ const CACHE_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   Vary: 'Accept-Encoding',
 } as const;
+const CACHE_HEAD = headerList(CACHE_HEADERS);
 
 export function ofrepBulkHandler(deps: {
   model: ReadModel;
@@ -47,7 +49,7 @@ export function ofrepBulkHandler(deps: {
       // name it (an ETag is only ever made for a body that was valid), so a 304 needs no parsing.
       const etag = bulkEtag(prepared, view.etag, perUser ? text : undefined, basePath, token ?? '');
       if (etagMatches(req.headers['if-none-match'], etag, bulkEtags(etag))) {
-        res.writeHead(304, { ...CACHE_HEADERS, ETag: etag });
+        res.writeHead(304, [...CACHE_HEAD, 'ETag', etag]);
         res.end();
         return 304;
       }
@@ -74,7 +76,7 @@ export function ofrepBulkHandler(deps: {
         `{"flags":[${entries}]${streams}}`,
         req.headers['accept-encoding'],
       );
-      res.writeHead(200, bulkHeaders(answer, CACHE_HEADERS));
+      res.writeHead(200, headerList(bulkHeaders(answer, CACHE_HEADERS)));
       res.end(answer.bytes);
       return 200;
     });

@@ -3,6 +3,7 @@
  * runs the apps on (embedded SQLite unless DATABASE_URL), and the JSON it leaves in
  * bench/results/.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './processes.ts';
@@ -30,4 +31,9 @@ export function writeResultsFile(name: string, summary: object): void {
     join(repoRoot, `bench/results/${name}.json`),
     JSON.stringify(summary, null, 2) + '\n',
   );
+}
+
+/** Pins a running process (every thread) to CPU 0; wrk then runs on CPU 1 (`cpu: 1`). */
+export function pinToCpu0(pid: number): void {
+  execFileSync('taskset', ['-a', '-p', '-c', '0', String(pid)], { stdio: 'ignore' });
 }

@@ -3,6 +3,7 @@
  * then hits all cases alike) with the median round of each, the table they print, and the
  * JSON they leave in bench/results/.
  */
+import { readFileSync } from 'node:fs';
 import { wrk, type WrkOptions, type WrkResult } from './processes.ts';
 import { median } from './seed.ts';
 import { writeResultsFile } from './bench-run.ts';
@@ -15,22 +16,42 @@ export type WrkCase = readonly [
   request?: Pick<WrkOptions, 'method' | 'body'>,
 ];
 
+/** A round's result, with the CPU time the measured server spent per request when asked for. */
+export interface RoundResult extends WrkResult {
+  serverCpuMicrosPerRequest?: number;
+}
+
 /**
  * A warm-up of each case (`warmUpSeconds`, 2 s unless given), then `rounds` rounds of every
  * case in turn; each case's median round, with the non-2xx/3xx answers of all its rounds.
+ * With `serverPid`, each round also reads the CPU time that process spent (user + system, from
+ * /proc) per request: on a machine of two cores, where the load generator and the server
+ * share, it is steadier than requests per second (and best with both pinned).
  */
 export function interleavedRounds(
   cases: readonly WrkCase[],
-  options: { seconds: number; rounds: number; cpu?: number; warmUpSeconds?: number },
-): Record<string, WrkResult> {
-  const { seconds, rounds, cpu, warmUpSeconds = 2 } = options;
+  options: {
+    seconds: number;
+    rounds: number;
+    cpu?: number;
+    warmUpSeconds?: number;
+    serverPid?: number;
+  },
+): Record<string, RoundResult> {
+  const { seconds, rounds, cpu, warmUpSeconds = 2, serverPid } = options;
   for (const [, url, headers, request] of cases) {
     wrk(url, headers, { ...request, seconds: warmUpSeconds, cpu });
   }
-  const runs = new Map<string, WrkResult[]>(cases.map(([name]) => [name, []]));
+  const runs = new Map<string, RoundResult[]>(cases.map(([name]) => [name, []]));
   for (let round = 0; round < rounds; round++) {
     for (const [name, url, headers, request] of cases) {
-      runs.get(name)!.push(wrk(url, headers, { ...request, seconds, cpu }));
+      const before = serverPid === undefined ? 0 : cpuMicros(serverPid);
+      const result: RoundResult = wrk(url, headers, { ...request, seconds, cpu });
+      if (serverPid !== undefined) {
+        const requests = result.requestsPerSecond * seconds;
+        result.serverCpuMicrosPerRequest = round1((cpuMicros(serverPid) - before) / requests);
+      }
+      runs.get(name)!.push(result);
     }
   }
   return Object.fromEntries(
@@ -41,7 +62,15 @@ export function interleavedRounds(
   );
 }
 
-export function printResults(results: Record<string, WrkResult>): void {
+/** CPU time (user + system) a process has used so far, in µs (/proc counts 100 ticks a second). */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+export function printResults(results: Record<string, RoundResult>): void {
   console.table(
     Object.fromEntries(
       Object.entries(results).map(([k, r]) => [
@@ -50,6 +79,9 @@ export function printResults(results: Record<string, WrkResult>): void {
           'req/s': Math.round(r.requestsPerSecond),
           'p50 ms': r.latencyP50Ms,
           'p99 ms': r.latencyP99Ms,
+          ...(r.serverCpuMicrosPerRequest === undefined
+            ? {}
+            : { 'server µs/req': r.serverCpuMicrosPerRequest }),
           errors: r.non2xx3xx,
         },
       ]),

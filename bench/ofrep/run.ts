@@ -6,19 +6,23 @@
  *   - OFREP single evaluation of one flag vs evaluate-ab of that one flag (target: >= 0.8x)
  *   - OFREP bulk 304 (If-None-Match) vs sync 304 (target: >= 0.8x)
  *   - OFREP bulk 200 (every flag evaluated for the user, 110 entries) vs sync 200
- *   pnpm --filter @svc/bench bench:ofrep [-- --seconds 5 --rounds 3]
+ * Each round also reads the api's CPU time per request (/proc); with --pin the api runs on CPU 0
+ * and wrk on CPU 1, which makes both figures steadier on a machine of two cores.
+ *   pnpm --filter @svc/bench bench:ofrep [-- --seconds 5 --rounds 3 --pin]
  */
 import { httpCall } from '@svc/testkit';
-import { databaseEnv, databaseName, numberArg } from '../lib/bench-run.ts';
+import { databaseEnv, databaseName, numberArg, pinToCpu0 } from '../lib/bench-run.ts';
 import { requireWrk, startApps } from '../lib/processes.ts';
 import { seedEvaluationProject } from '../lib/seed.ts';
 import { interleavedRounds, printResults, saveResults, type WrkCase } from '../lib/wrk-rounds.ts';
 
 const seconds = numberArg('--seconds', 5);
 const rounds = numberArg('--rounds', 3);
+const pin = process.argv.includes('--pin');
 requireWrk();
 const apps = await startApps({ SYNC_QUARANTINE_MAX: '1000000000', ...databaseEnv() });
 try {
+  if (pin) pinToCpu0(apps.api.pid!);
   const { flags, key } = await seedEvaluationProject(apps);
   const api = `http://127.0.0.1:${apps.apiPort}/bench`;
   const attributes = { country: 'DE', plan: 'pro', email: 'ann@example.org', app_version: '2.3.1' };
@@ -60,7 +64,13 @@ try {
     ['sync 200', `${api}/v1/sync`, v1],
   ];
   // Each case warms up as long as it is measured.
-  const results = interleavedRounds(cases, { seconds, rounds, warmUpSeconds: seconds });
+  const results = interleavedRounds(cases, {
+    seconds,
+    rounds,
+    warmUpSeconds: seconds,
+    serverPid: apps.api.pid!,
+    cpu: pin ? 1 : undefined,
+  });
   const rps = (name: string) => results[name]!.requestsPerSecond;
   const ratios = {
     'ofrep single / evaluate-ab 1 flag (target 0.8)':
@@ -73,6 +83,7 @@ try {
   saveResults('ofrep', {
     date: new Date().toISOString(),
     database: databaseName(),
+    pinned: pin,
     seconds,
     rounds,
     results,

@@ -9,7 +9,7 @@
  * core unpinned; this lets ours do the same).
  *   pnpm --filter @svc/bench bench:peers [-- --seconds 5 --rounds 3 --pin --workers 2 --no-edge --no-unleash]
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -18,7 +18,7 @@ import { freePort, httpCall } from '@svc/testkit';
 import { repoRoot, requireWrk, startApps } from '../lib/processes.ts';
 import { fillSyncSnapshot, seedBenchProject } from '../lib/seed.ts';
 import { interleavedRounds, printResults, saveResults, type WrkCase } from '../lib/wrk-rounds.ts';
-import { numberArg } from '../lib/bench-run.ts';
+import { numberArg, pinToCpu0 } from '../lib/bench-run.ts';
 import { startNginx } from './nginx.ts';
 import { EDGE_TOKEN, startUnleashEdge } from './unleash-edge.ts';
 import {
@@ -37,9 +37,9 @@ const withUnleash = !process.argv.includes('--no-unleash');
 /** The machine is shared: the 1-minute load average when the bench starts and ends. */
 const loadAtStart = loadavg()[0]!;
 
-/** Pins a running server (every thread) to CPU 0. */
+/** Pins a running server (every thread) to CPU 0 with --pin. */
 function pinPid(pid: number): void {
-  if (pin) execFileSync('taskset', ['-a', '-p', '-c', '0', String(pid)], { stdio: 'ignore' });
+  if (pin) pinToCpu0(pid);
 }
 const pinToCpu0 = (child: ChildProcess) => pinPid(child.pid!);
 

@@ -5,7 +5,7 @@ import {
   type ReadModel,
 } from '@svc/domain';
 import { parseEvaluateAbBody } from './evaluate-ab-body.ts';
-import { readJsonBody } from './json-body.ts';
+import { answerBody, parseJsonBody } from './json-body.ts';
 import { JSON_HEAD } from './json-response.ts';
 import type { KeyRoute } from './route-table.ts';
 
@@ -18,8 +18,8 @@ export function evaluateAbHandler({ model }: { model: ReadModel }): KeyRoute['ha
   // one a request makes.
   return (req, res, { principal }) => {
     authorizeEvaluateAb(principal);
-    return readJsonBody(req, EVALUATE_AB_BODY_MAX_BYTES).then((body) => {
-      const input = parseEvaluateAbBody(body);
+    return answerBody(req, EVALUATE_AB_BODY_MAX_BYTES, (body) => {
+      const input = parseEvaluateAbBody(parseJsonBody(body));
       const text = JSON.stringify(evaluateAb(model.viewOf(principal), input));
       res.writeHead(200, [...JSON_HEAD, 'Content-Length', String(Buffer.byteLength(text))]);
       res.end(text);

@@ -17,8 +17,7 @@ function tooLarge(req: IncomingMessage, limit: number): PayloadTooLargeError {
 /**
  * Reads and parses a JSON request body for lean handlers: 413 over the limit (the rest is not
  * read), 400 when not JSON, nested deeper than the domain's JSON limit, or not well-formed
- * Unicode. Plain listeners and one promise: an async iterator costs a promise per chunk, and
- * this runs on every evaluate-ab request.
+ * Unicode. Plain listeners and one promise: an async iterator costs a promise per chunk.
  */
 export function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<unknown> {
   return readBodyText(req, limit).then(parseJsonBody);
@@ -26,24 +25,58 @@ export function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Pr
 
 /** A request body as text: 413 over the limit (the rest is not read). */
 export function readBodyText(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<string> {
-  if (Number(req.headers['content-length']) > limit) return Promise.reject(tooLarge(req, limit));
+  return new Promise((resolve, reject) => readBody(req, limit, resolve, reject));
+}
+
+/**
+ * Reads the body as text and answers it with `answer` as soon as it is read: one promise per
+ * request, where reading, then parsing, then answering would cost a promise and a microtask
+ * each (on every evaluate-ab and OFREP request). An error `answer` throws rejects the promise.
+ */
+export function answerBody(
+  req: IncomingMessage,
+  limit: number,
+  answer: (text: string) => number,
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      chunks.length = 0;
-      req.off('data', onData);
-      reject(tooLarge(req, limit));
-    };
-    req.on('data', onData);
-    req.on('end', () => {
-      if (size > limit) return;
-      resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString());
-    });
-    req.on('error', reject);
+    readBody(
+      req,
+      limit,
+      (text) => {
+        try {
+          resolve(answer(text));
+        } catch (error) {
+          reject(error);
+        }
+      },
+      reject,
+    );
   });
+}
+
+/** Plain listeners, no promise: the callers above make the one they need. */
+function readBody(
+  req: IncomingMessage,
+  limit: number,
+  onText: (text: string) => void,
+  onError: (error: unknown) => void,
+): void {
+  if (Number(req.headers['content-length']) > limit) return onError(tooLarge(req, limit));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= limit) return void chunks.push(chunk);
+    chunks.length = 0;
+    req.off('data', onData);
+    onError(tooLarge(req, limit));
+  };
+  req.on('data', onData);
+  req.on('end', () => {
+    if (size > limit) return;
+    onText((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString());
+  });
+  req.on('error', onError);
 }
 
 /** A body's JSON: 400 when not JSON, nested too deep, or not well-formed Unicode. */

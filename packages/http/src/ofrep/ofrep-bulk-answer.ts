@@ -26,11 +26,6 @@ export interface BulkRepresentation {
   coding: Encoded | undefined;
 }
 
-/** The ETags that name one answer, in every coding. */
-export function bulkEtags(etag: string): string[] {
-  return [encodedEtag(etag, 'gzip'), encodedEtag(etag, 'br')];
-}
-
 export function bulkRepresentation(
   prepared: OfrepPreparedView,
   etag: string,

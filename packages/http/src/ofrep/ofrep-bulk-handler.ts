@@ -1,11 +1,9 @@
 /**
  * `POST {base_url}/ofrep/v1/evaluate/flags`: every flag and visible config of the caller's view,
- * resolved for the context, with an ETag that changes when the answer can: the view, its flags'
- * targeting, the request body (while flags are evaluated per user) and the event-stream token.
- * `If-None-Match` with it is a 304 before anything is evaluated. The answer names the caller's
- * event stream (`eventStreams`, OFREP ADR-0008).
+ * resolved for the context, with an ETag that changes when the answer can (ofrep-bulk-etags.ts).
+ * `If-None-Match` with it is a 304 before anything is evaluated or even parsed. The answer names
+ * the caller's event stream (`eventStreams`, OFREP ADR-0008).
  */
-import { createHash } from 'node:crypto';
 import {
   evaluatesPerUser,
   resolveOfrepFlag,
@@ -18,9 +16,9 @@ import { etagMatches } from '../etag.ts';
 import { headerList } from '../json-response.ts';
 import type { KeyRoute } from '../route-table.ts';
 import { resolutionJson, writeRequestError } from './ofrep-answers.ts';
-import { bulkEtags, bulkHeaders, bulkRepresentation } from './ofrep-bulk-answer.ts';
-import { ofrepPreparedView, type OfrepPreparedView } from './ofrep-prepared-view.ts';
-import { ofrepContextOf, readOfrepBody } from './ofrep-request.ts';
+import { bulkHeaders, bulkRepresentation } from './ofrep-bulk-answer.ts';
+import { ofrepPreparedView } from './ofrep-prepared-view.ts';
+import { answerOfrepBody, ofrepContextOf } from './ofrep-request.ts';
 import type { OfrepDeps } from './ofrep-deps.ts';
 
 const CACHE_HEADERS = {
@@ -37,18 +35,14 @@ export function ofrepBulkHandler(deps: {
 }): KeyRoute['handle'] {
   const { model } = deps;
   return (req, res, { principal, tenant }) =>
-    readOfrepBody(req).then((text) => {
+    answerOfrepBody(req, (text) => {
       const view = model.viewOf(principal);
       const prepared = ofrepPreparedView(view);
       const perUser = evaluatesPerUser(principal);
       const token = deps.ofrep?.tokens.issue(principal);
-      // The base URL's path: the workspace in path form, nothing in host form.
-      const urlPath = (req.url ?? '/').split('?', 1)[0]!;
-      const basePath = urlPath.slice(0, urlPath.length - tenant.path.length);
-      // While flags are evaluated per user the answer depends on the context: the body's bytes
-      // name it (an ETag is only ever made for a body that was valid), so a 304 needs no parsing.
-      const etag = bulkEtag(prepared, view.etag, perUser ? text : undefined, basePath, token ?? '');
-      if (etagMatches(req.headers['if-none-match'], etag, bulkEtags(etag))) {
+      const caller = prepared.etags.caller(principal.key.id, req.url!, token ?? '', tenant.path);
+      const { etag, encodings } = perUser ? caller.perUser(text) : caller.static();
+      if (etagMatches(req.headers['if-none-match'], etag, encodings)) {
         res.writeHead(304, [...CACHE_HEAD, 'ETag', etag]);
         res.end();
         return 304;
@@ -68,7 +62,7 @@ export function ofrepBulkHandler(deps: {
         token === undefined
           ? ''
           : `,"eventStreams":[{"type":"sse","endpoint":{"requestUri":${JSON.stringify(
-              `${basePath}/ofrep/v1/events?view=${token}`,
+              `${caller.basePath}/ofrep/v1/events?view=${token}`,
             )}}}]`;
       const answer = bulkRepresentation(
         prepared,
@@ -88,33 +82,4 @@ function evaluatedFlags(view: View, context: OfrepContext): string {
     parts.push(resolutionJson(resolveOfrepFlag(flag, true, context)));
   }
   return parts.join(',');
-}
-
-/** Bulk ETags remembered per view: a SHA-256 costs as much as the rest of a 304. */
-const ETAGS_PER_VIEW = 1000;
-
-function bulkEtag(
-  prepared: OfrepPreparedView,
-  viewEtag: string,
-  body: string | undefined,
-  basePath: string,
-  token: string,
-): string {
-  // Per-user (u) and static (s) answers never share an entry, whatever the body.
-  const id = body === undefined ? `s\0${token}\0${basePath}` : `u\0${token}\0${basePath}\0${body}`;
-  let etag = prepared.etags.get(id);
-  if (etag === undefined) {
-    const context = body === undefined ? ['static', ''] : [prepared.targeting, body];
-    etag = digest(viewEtag, ...context, basePath, token);
-    if (prepared.etags.size >= ETAGS_PER_VIEW) prepared.etags.clear();
-    prepared.etags.set(id, etag);
-  }
-  return etag;
-}
-
-/** A strong ETag over the parts (none of which holds a NUL: JSON escapes it). */
-function digest(...parts: string[]): string {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part).update('\0');
-  return `"${hash.digest('base64url')}"`;
 }

@@ -4,21 +4,24 @@
  * Testing add-on, it evaluates statically instead, and it does not count toward the sync
  * quarantine.
  */
-import { evaluatesPerUser, resolveOfrepKey, type ReadModel } from '@svc/domain';
+import { evaluatesPerUser, resolveOfrepKey, type OfrepContext, type ReadModel } from '@svc/domain';
 import type { KeyRoute } from '../route-table.ts';
 import { writeNotFound, writeRequestError, writeResolution } from './ofrep-answers.ts';
-import { readOfrepContext } from './ofrep-request.ts';
+import { answerOfrepBody, ofrepContextOf } from './ofrep-request.ts';
 
 export function ofrepEvaluateHandler({ model }: { model: ReadModel }): KeyRoute['handle'] {
   return (req, res, { principal, params }) => {
     const key = params['key']!;
-    return readOfrepContext(req).then(
-      (context) => {
-        const view = model.viewOf(principal);
-        const resolution = resolveOfrepKey(view, evaluatesPerUser(principal), key, context);
-        return resolution ? writeResolution(res, resolution) : writeNotFound(res, key);
-      },
-      (error: unknown) => writeRequestError(res, error, key),
-    );
+    return answerOfrepBody(req, (text) => {
+      let context: OfrepContext;
+      try {
+        context = ofrepContextOf(text);
+      } catch (error) {
+        return writeRequestError(res, error, key);
+      }
+      const view = model.viewOf(principal);
+      const resolution = resolveOfrepKey(view, evaluatesPerUser(principal), key, context);
+      return resolution ? writeResolution(res, resolution) : writeNotFound(res, key);
+    });
   };
 }

@@ -1,8 +1,8 @@
 /**
  * What a view's bulk answers share, made once per view (views are immutable): its flags in
- * order, its configs and its flags' static resolutions as rendered JSON, and a digest of its
- * flags' targeting, which decides per-user answers though the view's own ETag does not cover it
- * (a targeting edit leaves the snapshot, and so its ETag, as it was).
+ * order, its configs and its flags' static resolutions as rendered JSON, and its bulk ETags,
+ * which name a digest of its flags' targeting: it decides per-user answers though the view's own
+ * ETag does not cover it (a targeting edit leaves the snapshot, and so its ETag, as it was).
  */
 import { createHash } from 'node:crypto';
 import {
@@ -14,6 +14,7 @@ import {
 } from '@svc/domain';
 import type { Encoded } from '../sync-answers.ts';
 import { resolutionJson } from './ofrep-answers.ts';
+import { BulkEtags } from './ofrep-bulk-etags.ts';
 
 export interface OfrepPreparedView {
   /** Sorted by key. */
@@ -22,9 +23,8 @@ export interface OfrepPreparedView {
   staticFlags: string;
   /** Each config's resolution no flag hides, rendered and joined by commas. */
   configs: string;
-  targeting: string;
-  /** Bulk ETags already computed for this view, by what else they name (see the bulk handler). */
-  etags: Map<string, string>;
+  /** Bulk answers' ETags by caller. */
+  etags: BulkEtags;
   /** Encoded answers by ETag (ofrep-bulk-answer.ts). */
   encoded: Map<string, Partial<Record<Encoded, Buffer>>>;
 }
@@ -37,14 +37,16 @@ export function ofrepPreparedView(view: View): OfrepPreparedView {
   if (!p) {
     const { flags, configs } = ofrepEntries(view);
     const targeting = flags.map((f) => [f.key, f.isActive, f.rules, f.rolloutPercentage, f.salt]);
+    const targetingDigest = createHash('sha256')
+      .update(JSON.stringify(targeting))
+      .digest('base64url');
     p = {
       flags,
       staticFlags: flags.map((f) => resolutionJson(resolveOfrepFlag(f, false, NO_USER))).join(','),
       configs: configs
         .map(([key, json]) => resolutionJson(resolveOfrepConfig(key, json)))
         .join(','),
-      targeting: createHash('sha256').update(JSON.stringify(targeting)).digest('base64url'),
-      etags: new Map(),
+      etags: new BulkEtags(view.etag, targetingDigest),
       encoded: new Map(),
     };
     prepared.set(view, p);

@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { EVALUATE_AB_BODY_MAX_BYTES, ValidationError, type OfrepContext } from '@svc/domain';
 import { parseAttributes, parseUserId } from '../evaluate-ab-body.ts';
-import { parseJsonBody, readBodyText } from '../json-body.ts';
+import { answerBody, parseJsonBody } from '../json-body.ts';
 
 /** OFREP's error codes for a request it cannot evaluate. */
 export type OfrepRequestErrorCode = 'PARSE_ERROR' | 'INVALID_CONTEXT';
@@ -23,14 +23,12 @@ export class OfrepRequestError extends Error {
 
 const NO_CONTEXT: OfrepContext = { userId: undefined, attributes: {} };
 
-/** Reads the body (413 over 64 KiB, as evaluate-ab) and validates its context. */
-export async function readOfrepContext(req: IncomingMessage): Promise<OfrepContext> {
-  return ofrepContextOf(await readOfrepBody(req));
-}
-
-/** The body as text (413 over 64 KiB, as evaluate-ab). */
-export function readOfrepBody(req: IncomingMessage): Promise<string> {
-  return readBodyText(req, EVALUATE_AB_BODY_MAX_BYTES);
+/** Reads the body as text (413 over 64 KiB, as evaluate-ab) and answers it with `answer`. */
+export function answerOfrepBody(
+  req: IncomingMessage,
+  answer: (text: string) => number,
+): Promise<number> {
+  return answerBody(req, EVALUATE_AB_BODY_MAX_BYTES, answer);
 }
 
 /** The validated context of a body's text. */

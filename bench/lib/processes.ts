@@ -1,12 +1,13 @@
 /**
  * Starts the real apps as separate processes (as in production) for benchmarks, and runs wrk.
  */
-import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFile, execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { httpCall, tempDir } from '@svc/testkit';
+import { freePort, httpCall, tempDir } from '@svc/testkit';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -196,4 +197,23 @@ export function requireWrk(): void {
       throw new Error('wrk is not installed: apt-get install -y wrk', { cause: error });
     }
   }
+}
+
+/**
+ * The raw node:http baseline (raw-server.ts) in its own process, serving `body` with `etag`
+ * at any path (304 on a matching `If-None-Match`, for GET and, once the body is read, POST).
+ */
+export async function startRawServer(
+  body: string | Buffer,
+  etag: string,
+): Promise<{ port: number; process: ChildProcess }> {
+  const port = await freePort();
+  const file = join(tempDir('svc-raw-'), 'body');
+  writeFileSync(file, body);
+  const child = fork(join(repoRoot, 'bench/lib/raw-server.ts'), [String(port), file, etag], {
+    execArgv: ['--import', 'tsx'],
+    stdio: 'ignore',
+  });
+  await once(child, 'message');
+  return { port, process: child };
 }

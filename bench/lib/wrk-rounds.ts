@@ -24,9 +24,10 @@ export interface RoundResult extends WrkResult {
 /**
  * A warm-up of each case (`warmUpSeconds`, 2 s unless given), then `rounds` rounds of every
  * case in turn; each case's median round, with the non-2xx/3xx answers of all its rounds.
- * With `serverPid`, each round also reads the CPU time that process spent (user + system, from
- * /proc) per request: on a machine of two cores, where the load generator and the server
- * share, it is steadier than requests per second (and best with both pinned).
+ * With `serverPid` (one process, or the one serving each case by its name), each round also
+ * reads the CPU time that process spent (user + system, from /proc) per request: on a machine
+ * of two cores, where the load generator and the server share, it is steadier than requests
+ * per second (and best with both pinned).
  */
 export function interleavedRounds(
   cases: readonly WrkCase[],
@@ -35,7 +36,7 @@ export function interleavedRounds(
     rounds: number;
     cpu?: number;
     warmUpSeconds?: number;
-    serverPid?: number;
+    serverPid?: number | ((name: string) => number);
   },
 ): Record<string, RoundResult> {
   const { seconds, rounds, cpu, warmUpSeconds = 2, serverPid } = options;
@@ -45,11 +46,12 @@ export function interleavedRounds(
   const runs = new Map<string, RoundResult[]>(cases.map(([name]) => [name, []]));
   for (let round = 0; round < rounds; round++) {
     for (const [name, url, headers, request] of cases) {
-      const before = serverPid === undefined ? 0 : cpuMicros(serverPid);
+      const pid = typeof serverPid === 'function' ? serverPid(name) : serverPid;
+      const before = pid === undefined ? 0 : cpuMicros(pid);
       const result: RoundResult = wrk(url, headers, { ...request, seconds, cpu });
-      if (serverPid !== undefined) {
+      if (pid !== undefined) {
         const requests = result.requestsPerSecond * seconds;
-        result.serverCpuMicrosPerRequest = round1((cpuMicros(serverPid) - before) / requests);
+        result.serverCpuMicrosPerRequest = round1((cpuMicros(pid) - before) / requests);
       }
       runs.get(name)!.push(result);
     }

@@ -9,13 +9,12 @@
  * core unpinned; this lets ours do the same).
  *   pnpm --filter @svc/bench bench:peers [-- --seconds 5 --rounds 3 --pin --workers 2 --no-edge --no-unleash]
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { freePort, httpCall } from '@svc/testkit';
-import { repoRoot, requireWrk, startApps } from '../lib/processes.ts';
+import { requireWrk, startApps, startRawServer } from '../lib/processes.ts';
 import { fillSyncSnapshot, seedBenchProject } from '../lib/seed.ts';
 import { interleavedRounds, printResults, saveResults, type WrkCase } from '../lib/wrk-rounds.ts';
 import { numberArg, pinToCpu0 } from '../lib/bench-run.ts';
@@ -78,19 +77,13 @@ try {
     },
   };
 
-  const rawPort = await freePort();
-  const raw = fork(
-    join(repoRoot, 'bench/lib/raw-server.ts'),
-    [String(rawPort), snapshot, targets.ours!.etag],
-    {
-      execArgv: ['--import', 'tsx'],
-      stdio: 'ignore',
-    },
-  );
-  others.push(raw);
-  await once(raw, 'message');
-  pinToCpu0(raw);
-  targets['raw node:http'] = { ...targets.ours!, url: `http://127.0.0.1:${rawPort}/bench/v1/sync` };
+  const raw = await startRawServer(ours.bytes, targets.ours!.etag);
+  others.push(raw.process);
+  pinToCpu0(raw.process);
+  targets['raw node:http'] = {
+    ...targets.ours!,
+    url: `http://127.0.0.1:${raw.port}/bench/v1/sync`,
+  };
 
   const nginxPort = await freePort();
   const nginx = startNginx(apps.dataDir, nginxPort, '/bench/v1/sync', snapshot);

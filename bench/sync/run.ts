@@ -1,25 +1,19 @@
 /**
  * bench/sync: GET /v1/sync 200 and 304 on the real api (separate processes, SQLite or
  * DATABASE_URL), beside a raw node:http server sending the same bytes, in the same run.
- * Snapshot: 100 configs, 50 flags, 20 secrets. wrk -t1 -c50.
- *   pnpm --filter @svc/bench bench:sync [-- --seconds 5 --rounds 3]
+ * Snapshot: 100 configs, 50 flags, 20 secrets. wrk -t1 -c50. Each round also reads the api's
+ * CPU time per request; with --pin both servers run on CPU 0 and wrk on CPU 1.
+ *   pnpm --filter @svc/bench bench:sync [-- --seconds 5 --rounds 3 --pin]
  */
-import { fork } from 'node:child_process';
-import { writeFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { httpCall } from '@svc/testkit';
-import { repoRoot, requireWrk, startApps, wrk, type WrkResult } from '../lib/processes.ts';
-import { fillSyncSnapshot, median, seedBenchProject } from '../lib/seed.ts';
-import { printResults } from '../lib/wrk-rounds.ts';
-import { databaseEnv, numberArg } from '../lib/bench-run.ts';
+import { requireWrk, startApps, startRawServer } from '../lib/processes.ts';
+import { fillSyncSnapshot, seedBenchProject } from '../lib/seed.ts';
+import { interleavedRounds, printResults, saveResults } from '../lib/wrk-rounds.ts';
+import { databaseEnv, numberArg, pinToCpu0 } from '../lib/bench-run.ts';
 
 const seconds = numberArg('--seconds', 5);
 const rounds = numberArg('--rounds', 3);
-
-function medianRun(runs: WrkResult[]): WrkResult {
-  const mid = median(runs, (r) => r.requestsPerSecond);
-  return { ...mid, non2xx3xx: runs.reduce((n, r) => n + r.non2xx3xx, 0) };
-}
+const pin = process.argv.includes('--pin');
 requireWrk();
 // The bench key syncs far more than a real client: lift the quarantine so it measures serving.
 const apps = await startApps({
@@ -33,42 +27,33 @@ try {
     headers: { 'x-service-api-key': key },
   });
   const etag = first.headers.etag as string;
-  const bodyFile = join(apps.dataDir, 'snapshot.json');
-  writeFileSync(bodyFile, first.text);
-
-  const rawPort = apps.apiPort + 2000;
-  const raw = fork(join(repoRoot, 'bench/lib/raw-server.ts'), [String(rawPort), bodyFile, etag], {
-    execArgv: ['--import', 'tsx'],
-    stdio: 'ignore',
-  });
-  await new Promise((r) => raw.once('message', r));
-  const rawUrl = `http://127.0.0.1:${rawPort}/bench/v1/sync`;
+  const raw = await startRawServer(first.text, etag);
   try {
+    if (pin) [apps.api, raw.process].forEach((p) => pinToCpu0(p.pid!));
+    const rawUrl = `http://127.0.0.1:${raw.port}/bench/v1/sync`;
     const auth = { 'X-Service-API-Key': key };
     const cond = { ...auth, 'If-None-Match': etag };
-    wrk(url, auth, { seconds: 2 }); // warm-up (JIT) for both
-    wrk(rawUrl, auth, { seconds: 2 });
     // Interleaved rounds, median of each: the machine's background load hits both sides alike.
-    const runs: Record<string, WrkResult[]> = {
-      'api 200': [],
-      'raw 200': [],
-      'api 304': [],
-      'raw 304': [],
-    };
-    for (let round = 0; round < rounds; round++) {
-      runs['api 200']!.push(wrk(url, auth, { seconds }));
-      runs['raw 200']!.push(wrk(rawUrl, auth, { seconds }));
-      runs['api 304']!.push(wrk(url, cond, { seconds }));
-      runs['raw 304']!.push(wrk(rawUrl, cond, { seconds }));
-    }
-    const results = Object.fromEntries(
-      Object.entries(runs).map(([name, r]) => [name, medianRun(r)]),
-    ) as Record<string, WrkResult>;
+    const results = interleavedRounds(
+      [
+        ['api 200', url, auth],
+        ['raw 200', rawUrl, auth],
+        ['api 304', url, cond],
+        ['raw 304', rawUrl, cond],
+      ],
+      {
+        seconds,
+        rounds,
+        cpu: pin ? 1 : undefined,
+        serverPid: (name) => (name.startsWith('raw') ? raw.process : apps.api).pid!,
+      },
+    );
     const ratio200 = results['api 200']!.requestsPerSecond / results['raw 200']!.requestsPerSecond;
     const ratio304 = results['api 304']!.requestsPerSecond / results['raw 304']!.requestsPerSecond;
     const summary = {
       date: new Date().toISOString(),
       storage: process.env.DATABASE_URL ? 'postgres' : 'sqlite',
+      pinned: pin,
       bodyBytes: Buffer.byteLength(first.text),
       connections: 50,
       seconds,
@@ -81,15 +66,9 @@ try {
     console.log(
       `body ${summary.bodyBytes} bytes; api/raw: 200 path ${summary.ratio200}x (target 0.6), 304 path ${summary.ratio304}x (target 0.7)`,
     );
-    mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
-    writeFileSync(
-      join(repoRoot, `bench/results/sync-${summary.storage}.json`),
-      JSON.stringify(summary, null, 2) + '\n',
-    );
-    for (const r of Object.values(results))
-      if (r.non2xx3xx > 0) throw new Error('non-2xx/3xx responses in the bench');
+    saveResults(`sync-${summary.storage}`, summary);
   } finally {
-    raw.kill();
+    raw.process.kill();
   }
 } finally {
   await apps.stop();

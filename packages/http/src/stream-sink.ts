@@ -25,37 +25,59 @@ function chunkOf(frames: Buffer): Buffer {
   return chunk;
 }
 
-/** A sink over `res`, whose head has been written (not yet sent: node sends it with the first write). */
+/**
+ * A sink over `res`, whose head has been written (not yet sent: node sends it with the first
+ * write). A class, not an object literal with a getter: a literal's accessor is a new closure
+ * per stream, so each stream's sink had a shape of its own and the hub's fan-out loop, which
+ * reads every sink, went megamorphic (about 1 µs more per stream and change, measured at
+ * 1,000 streams).
+ */
 export function responseSink(res: ServerResponse): StreamSink {
+  return new ResponseSink(res);
+}
+
+class ResponseSink implements StreamSink {
   /**
    * The connection, when the response owns it and is chunked (HTTP/1.1): frames go to it as
    * ready-made chunks. Otherwise (HTTP/1.0, a pipelined response waiting for its turn) they go
    * through `res.write`. Known once the head is out, after the first write.
    */
-  let socket: Socket | null | undefined;
-  return {
-    write(frames) {
-      if (socket) {
-        socket.write(chunkOf(frames));
-        return;
-      }
-      res.write(frames);
-      socket ??= res.chunkedEncoding && res.socket ? res.socket : null;
-    },
-    get bufferedBytes() {
-      return res.writableLength;
-    },
-    end: () => void res.end(),
-    destroy() {
-      if (!res.writableFinished) res.destroy();
-    },
-    onClose: (listener) => void res.once('close', listener),
-    finished() {
-      if (res.writableFinished || res.destroyed) return Promise.resolve();
-      return new Promise((resolve) => {
-        res.once('finish', () => resolve());
-        res.once('close', () => resolve());
-      });
-    },
-  };
+  private socket: Socket | null | undefined = undefined;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  write(frames: Buffer): void {
+    if (this.socket) {
+      this.socket.write(chunkOf(frames));
+      return;
+    }
+    const { res } = this;
+    res.write(frames);
+    this.socket ??= res.chunkedEncoding && res.socket ? res.socket : null;
+  }
+
+  get bufferedBytes(): number {
+    return this.res.writableLength;
+  }
+
+  end(): void {
+    this.res.end();
+  }
+
+  destroy(): void {
+    if (!this.res.writableFinished) this.res.destroy();
+  }
+
+  onClose(listener: () => void): void {
+    this.res.once('close', listener);
+  }
+
+  finished(): Promise<void> {
+    const { res } = this;
+    if (res.writableFinished || res.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      res.once('finish', () => resolve());
+      res.once('close', () => resolve());
+    });
+  }
 }

@@ -3,9 +3,9 @@
  * then hits all cases alike) with the median round of each, the table they print, and the
  * JSON they leave in bench/results/.
  */
-import { readFileSync } from 'node:fs';
 import { wrk, type WrkOptions, type WrkResult } from './processes.ts';
 import { median } from './seed.ts';
+import { cpuMs } from './proc-stats.ts';
 import { writeResultsFile } from './bench-run.ts';
 
 /** One measured case: a name, the URL, the request headers, and its method and body (GET, none). */
@@ -47,11 +47,11 @@ export function interleavedRounds(
   for (let round = 0; round < rounds; round++) {
     for (const [name, url, headers, request] of cases) {
       const pid = typeof serverPid === 'function' ? serverPid(name) : serverPid;
-      const before = pid === undefined ? 0 : cpuMicros(pid);
+      const before = pid === undefined ? 0 : cpuMs(pid) * 1000;
       const result: RoundResult = wrk(url, headers, { ...request, seconds, cpu });
       if (pid !== undefined) {
         const requests = result.requestsPerSecond * seconds;
-        result.serverCpuMicrosPerRequest = round1((cpuMicros(pid) - before) / requests);
+        result.serverCpuMicrosPerRequest = round1((cpuMs(pid) * 1000 - before) / requests);
       }
       runs.get(name)!.push(result);
     }
@@ -62,12 +62,6 @@ export function interleavedRounds(
       return [name, { ...mid, non2xx3xx: r.reduce((n, x) => n + x.non2xx3xx, 0) }];
     }),
   );
-}
-
-/** CPU time (user + system) a process has used so far, in µs (/proc counts 100 ticks a second). */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;

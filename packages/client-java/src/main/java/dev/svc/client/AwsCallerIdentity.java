@@ -21,13 +21,13 @@ final class AwsCallerIdentity implements CredentialSource {
   private static final Pattern REGIONAL =
       Pattern.compile("sts(?:-fips)?\\.([a-z0-9-]+)\\.amazonaws\\.com(?:\\.cn)?");
 
-  private final WorkloadIdentity identity;
+  private final IdentitySettings identity;
   private final URI endpoint;
   private final String region;
   /** The SDK's signer and credentials, made at the first exchange. */
   private AutoCloseable sigv4;
 
-  AwsCallerIdentity(WorkloadIdentity identity) {
+  AwsCallerIdentity(IdentitySettings identity) {
     this.identity = identity;
     String url = identity.stsEndpoint() == null ? DEFAULT_STS_ENDPOINT : identity.stsEndpoint();
     URI uri = URI.create(url);

@@ -19,7 +19,7 @@ final class KeyRefresher {
   /** No refresh sooner than this after a key: a server's tiny {@code expires_in} is no busy loop. */
   private static final long MIN_DELAY_MS = 100;
 
-  private final WorkloadIdentity identity;
+  private final IdentitySettings identity;
   private final String baseUrl;
   private final ServiceLogger logger;
   private final IdentityHttp http;
@@ -37,7 +37,7 @@ final class KeyRefresher {
   private boolean retrying;
   private volatile boolean stopped;
 
-  KeyRefresher(WorkloadIdentity identity, String baseUrl, Duration requestTimeout, ServiceLogger logger) {
+  KeyRefresher(IdentitySettings identity, String baseUrl, Duration requestTimeout, ServiceLogger logger) {
     this.identity = identity;
     this.baseUrl = baseUrl;
     this.logger = logger;
@@ -50,7 +50,7 @@ final class KeyRefresher {
 
   /** One exchange: the platform's proof for a key. Throws as {@link IdentityExchange#exchange}. */
   IdentityExchange.MintedKey exchange() {
-    return IdentityExchange.exchange(http, baseUrl, identity.getIdentityId(), source.get());
+    return IdentityExchange.exchange(http, baseUrl, identity.identityId(), source.get());
   }
 
   /** Starts refreshing {@code key} (the one {@link #exchange} gave), telling {@code listener}. */

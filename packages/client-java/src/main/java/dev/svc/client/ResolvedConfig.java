@@ -20,13 +20,14 @@ record ResolvedConfig(
     Duration reconnectMaxDelay,
     Duration reconnectResetAfter,
     Duration streamSilenceTimeout,
-    WorkloadIdentity identity) {
+    IdentitySettings identity) {
 
   /** Checks {@code config}; an {@link IllegalArgumentException} names the first problem found. */
   static ResolvedConfig of(ServiceConfig config) {
     if (config == null) throw new IllegalArgumentException("ServiceConfig is required");
     String baseUrl = baseUrl(config.getBaseUrl());
-    WorkloadIdentity identity = config.getIdentity();
+    WorkloadIdentity given = config.getIdentity();
+    IdentitySettings identity = given == null ? null : given.settings();
     String rawKey = config.getApiKey();
     String apiKey;
     String keyType;

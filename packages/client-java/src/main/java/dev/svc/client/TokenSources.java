@@ -25,8 +25,8 @@ final class TokenSources {
   private TokenSources() {}
 
   /** The exchange body's proof ({@code token} or {@code aws}) for {@code identity}'s method. */
-  static CredentialSource of(WorkloadIdentity identity, IdentityHttp http) {
-    switch (identity.getMethod()) {
+  static CredentialSource of(IdentitySettings identity, IdentityHttp http) {
+    switch (identity.method()) {
       case KUBERNETES: {
         Path file = identity.tokenFile() == null ? WorkloadIdentity.KUBERNETES_TOKEN_FILE : identity.tokenFile();
         return () -> Map.of("token", tokenFile(file));
@@ -77,7 +77,7 @@ final class TokenSources {
   }
 
   /** GCP: an ID token for the audience, with the full claims ({@code email}, project). */
-  private static String gcpToken(WorkloadIdentity identity, IdentityHttp http) {
+  private static String gcpToken(IdentitySettings identity, IdentityHttp http) {
     String path =
         "/computeMetadata/v1/instance/service-accounts/default/identity?audience="
             + encode(identity.audience())
@@ -88,7 +88,7 @@ final class TokenSources {
   }
 
   /** Azure: a managed identity's access token for the audience (the IMDS {@code resource}). */
-  private static String azureToken(WorkloadIdentity identity, IdentityHttp http) {
+  private static String azureToken(IdentitySettings identity, IdentityHttp http) {
     String what = "the Azure metadata service";
     String path =
         "/metadata/identity/oauth2/token?api-version=2018-02-01&resource="
@@ -107,7 +107,7 @@ final class TokenSources {
 
   /** A metadata server's answer to {@code path}, below the identity's URL or the default; a 200. */
   private static IdentityHttp.Answer metadata(
-      IdentityHttp http, String what, WorkloadIdentity identity, String defaultUrl, String path, String header, String value) {
+      IdentityHttp http, String what, IdentitySettings identity, String defaultUrl, String path, String header, String value) {
     String base = (identity.metadataUrl() == null ? defaultUrl : identity.metadataUrl()).replaceAll("/+$", "");
     IdentityHttp.Answer answer = http.send("identity: " + what, IdentityHttp.get(base + path).header(header, value));
     if (answer.status() != 200) throw new ServiceException("identity: " + what + " answered HTTP " + answer.status());

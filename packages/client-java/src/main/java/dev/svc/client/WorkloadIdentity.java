@@ -1,12 +1,8 @@
 package dev.svc.client;
 
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 /**
  * A workload identity: what a client takes instead of an API key to prove who it is with its
@@ -26,46 +22,11 @@ public final class WorkloadIdentity {
   public static final Path KUBERNETES_TOKEN_FILE =
       Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token");
 
-  private static final Pattern ID = Pattern.compile("[A-Za-z0-9_.-]{1,128}");
-  private static final Pattern URL = Pattern.compile("https?://[^/?#@\\s]+(/[^?#\\s]*)?");
-  private static final Map<IdentityMethod, List<String>> FIELDS =
-      Map.of(
-          IdentityMethod.KUBERNETES, List.of("tokenFile"),
-          IdentityMethod.OIDC, List.of("tokenFile", "token"),
-          IdentityMethod.GCP, List.of("audience", "metadataUrl"),
-          IdentityMethod.AZURE, List.of("audience", "metadataUrl", "clientId"),
-          IdentityMethod.AWS, List.of("stsEndpoint", "region", "serverId", "awsCredentials"));
+  /** Kept apart from the public surface: the client reads it, users only build it. */
+  private final IdentitySettings settings;
 
-  private final String identityId;
-  private final IdentityMethod method;
-  private final Path tokenFile;
-  private final Supplier<String> token;
-  private final String audience;
-  private final String metadataUrl;
-  private final String clientId;
-  private final String stsEndpoint;
-  private final String region;
-  private final String serverId;
-  private final Supplier<AwsCredentials> awsCredentials;
-  private final double refreshAt;
-  private final Duration retryInitialDelay;
-  private final Duration retryMaxDelay;
-
-  private WorkloadIdentity(Builder b) {
-    identityId = b.identityId;
-    method = b.method;
-    tokenFile = b.tokenFile;
-    token = b.token;
-    audience = b.audience;
-    metadataUrl = b.metadataUrl;
-    clientId = b.clientId;
-    stsEndpoint = b.stsEndpoint;
-    region = b.region;
-    serverId = b.serverId;
-    awsCredentials = b.awsCredentials;
-    refreshAt = b.refreshAt;
-    retryInitialDelay = b.retryInitialDelay;
-    retryMaxDelay = b.retryMaxDelay;
+  private WorkloadIdentity(IdentitySettings settings) {
+    this.settings = settings;
   }
 
   /**
@@ -79,123 +40,23 @@ public final class WorkloadIdentity {
 
   /** @return the identity's id */
   public String getIdentityId() {
-    return identityId;
+    return settings.identityId();
   }
 
   /** @return the method */
   public IdentityMethod getMethod() {
-    return method;
+    return settings.method();
   }
 
-  Path tokenFile() {
-    return tokenFile;
-  }
-
-  Supplier<String> token() {
-    return token;
-  }
-
-  String audience() {
-    return audience;
-  }
-
-  String metadataUrl() {
-    return metadataUrl;
-  }
-
-  String clientId() {
-    return clientId;
-  }
-
-  String stsEndpoint() {
-    return stsEndpoint;
-  }
-
-  String region() {
-    return region;
-  }
-
-  String serverId() {
-    return serverId;
-  }
-
-  Supplier<AwsCredentials> awsCredentials() {
-    return awsCredentials;
-  }
-
-  double refreshAt() {
-    return refreshAt;
-  }
-
-  Duration retryInitialDelay() {
-    return retryInitialDelay;
-  }
-
-  Duration retryMaxDelay() {
-    return retryMaxDelay;
+  /** The settings, unchecked: {@link ServiceClient#create} checks them. */
+  IdentitySettings settings() {
+    return settings;
   }
 
   /** Never shows a token or credentials. */
   @Override
   public String toString() {
-    return "WorkloadIdentity{identityId=" + identityId + ", method=" + method + "}";
-  }
-
-  /** Checks every setting; an {@link IllegalArgumentException} names the first problem. */
-  void check() {
-    if (identityId == null || !ID.matcher(identityId).matches()) {
-      throw new IllegalArgumentException("identity.identityId must be an identity id");
-    }
-    if (method == null) throw new IllegalArgumentException("identity.method is required");
-    Map<String, Object> given = new java.util.LinkedHashMap<>();
-    given.put("tokenFile", tokenFile);
-    given.put("token", token);
-    given.put("audience", audience);
-    given.put("metadataUrl", metadataUrl);
-    given.put("clientId", clientId);
-    given.put("stsEndpoint", stsEndpoint);
-    given.put("region", region);
-    given.put("serverId", serverId);
-    given.put("awsCredentials", awsCredentials);
-    for (Map.Entry<String, Object> entry : given.entrySet()) {
-      Object value = entry.getValue();
-      if (value == null) continue;
-      if (!FIELDS.get(method).contains(entry.getKey())) {
-        throw new IllegalArgumentException(
-            "identity." + entry.getKey() + " does not apply to the " + method + " method");
-      }
-      if (value instanceof String text && text.isBlank()) {
-        throw new IllegalArgumentException("identity." + entry.getKey() + " must not be blank");
-      }
-    }
-    if (method == IdentityMethod.OIDC && (tokenFile == null) == (token == null)) {
-      throw new IllegalArgumentException("identity: the oidc method takes either tokenFile or token");
-    }
-    if ((method == IdentityMethod.GCP || method == IdentityMethod.AZURE) && audience == null) {
-      throw new IllegalArgumentException("identity.audience is required by the " + method + " method");
-    }
-    checkUrl("metadataUrl", metadataUrl);
-    checkUrl("stsEndpoint", stsEndpoint);
-    if (!(refreshAt > 0 && refreshAt < 1)) {
-      throw new IllegalArgumentException("identity.refreshAt must be between 0 and 1");
-    }
-    positive("retryInitialDelay", retryInitialDelay);
-    positive("retryMaxDelay", retryMaxDelay);
-  }
-
-  private static void checkUrl(String name, String url) {
-    if (url == null) return;
-    if (!URL.matcher(url).matches()) {
-      throw new IllegalArgumentException(
-          "identity." + name + " must be an http(s) URL without query or credentials");
-    }
-    URI.create(url);
-  }
-
-  private static void positive(String name, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException("identity." + name + " must be a positive duration");
-    }
+    return settings.toString();
   }
 
   /** Builds a {@link WorkloadIdentity}; values are checked by {@link ServiceClient#create}. */
@@ -353,7 +214,10 @@ public final class WorkloadIdentity {
 
     /** @return the identity */
     public WorkloadIdentity build() {
-      return new WorkloadIdentity(this);
+      return new WorkloadIdentity(
+          new IdentitySettings(
+              identityId, method, tokenFile, token, audience, metadataUrl, clientId, stsEndpoint,
+              region, serverId, awsCredentials, refreshAt, retryInitialDelay, retryMaxDelay));
     }
   }
 }

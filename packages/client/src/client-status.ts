@@ -1,7 +1,7 @@
 /**
  * What an app sees of a client besides its values: the status (ready, stream connected, last
  * sync, last error) and the change sets its change listeners get; and the listener plumbing
- * that `CachedClient` uses for both.
+ * that the view cache (view-cache.ts) uses for both.
  */
 import type { ServiceLogger } from './service-logger.ts';
 import type { Change } from './snapshot.ts';

@@ -20,12 +20,7 @@ function tooLarge(req: IncomingMessage, limit: number): PayloadTooLargeError {
  * Unicode. Plain listeners and one promise: an async iterator costs a promise per chunk.
  */
 export function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<unknown> {
-  return readBodyText(req, limit).then(parseJsonBody);
-}
-
-/** A request body as text: 413 over the limit (the rest is not read). */
-export function readBodyText(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<string> {
-  return new Promise((resolve, reject) => readBody(req, limit, resolve, reject));
+  return answerBody(req, limit, parseJsonBody);
 }
 
 /**
@@ -33,11 +28,11 @@ export function readBodyText(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Pr
  * request, where reading, then parsing, then answering would cost a promise and a microtask
  * each (on every evaluate-ab and OFREP request). An error `answer` throws rejects the promise.
  */
-export function answerBody(
+export function answerBody<T>(
   req: IncomingMessage,
   limit: number,
-  answer: (text: string) => number,
-): Promise<number> {
+  answer: (text: string) => T,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     readBody(
       req,
@@ -54,7 +49,7 @@ export function answerBody(
   });
 }
 
-/** Plain listeners, no promise: the callers above make the one they need. */
+/** Plain listeners, no promise: `answerBody` makes the one a request needs. */
 function readBody(
   req: IncomingMessage,
   limit: number,
